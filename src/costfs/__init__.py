@@ -1,0 +1,21 @@
+"""costfs: cost-constrained feature selection for Random Forests.
+
+The selectors are imported on first use, so that the workflow's light jobs (data, costs,
+aggregation) start without loading scikit-learn.
+"""
+
+import importlib
+
+__version__ = "0.1.0"
+
+_SELECTORS = {
+    "AUCFilter": "costfs.methods.auc",
+    "PermutationImportanceFilter": "costfs.methods.pfi",
+}
+__all__ = list(_SELECTORS)
+
+
+def __getattr__(name: str):
+    if name in _SELECTORS:
+        return getattr(importlib.import_module(_SELECTORS[name]), name)
+    raise AttributeError(f"module 'costfs' has no attribute {name!r}")

@@ -1,0 +1,64 @@
+"""The benefit-cost ratio (BCR) and filling a budget from a ranking (RF paper, section 2)."""
+
+import numpy as np
+
+BUDGET_TOLERANCE = 1e-9
+"""Float slack when comparing summed costs with a budget (costs summed in another order)."""
+
+POSITIVE_DELTA_RULES = ("multiply", "divide")
+
+
+def step_ratio(
+    delta: np.ndarray, added_cost: np.ndarray, xi: float, positive_delta: str = "multiply"
+) -> np.ndarray:
+    """BCR of steps that change the error by `delta` at `added_cost` > 0; smaller is better.
+
+    delta / cost^xi for improvements. For delta >= 0 the paper's formula would prefer expensive
+    candidates, so by default it is delta * cost^xi (`positive_delta="divide"`: the literal form).
+    """
+    if positive_delta not in POSITIVE_DELTA_RULES:
+        raise ValueError(
+            f"positive_delta must be one of {POSITIVE_DELTA_RULES}, got {positive_delta!r}"
+        )
+    delta = np.asarray(delta, dtype=float)
+    weight = np.asarray(added_cost, dtype=float) ** xi
+    if positive_delta == "divide":
+        return delta / weight
+    return np.where(delta < 0, delta / weight, delta * weight)
+
+
+def filter_ratio(scores: np.ndarray, costs: np.ndarray, xi: float) -> np.ndarray:
+    """BCR of a filter: score / cost^xi; larger is better."""
+    return np.asarray(scores, dtype=float) / np.asarray(costs, dtype=float) ** xi
+
+
+def rank_by_ratio(ratios: np.ndarray, costs: np.ndarray) -> np.ndarray:
+    """Feature indices by decreasing ratio; ties by lower cost, then lower index."""
+    return np.lexsort((np.arange(ratios.size), costs, -ratios))
+
+
+def fill_budget(order: np.ndarray, costs: np.ndarray, budget: float) -> np.ndarray:
+    """Walk `order`, keep each feature that still fits, skip the rest; sorted selected indices."""
+    selected = []
+    spent = 0.0
+    for feature in order:
+        if spent + costs[feature] <= budget + BUDGET_TOLERANCE:
+            selected.append(feature)
+            spent += costs[feature]
+    return np.sort(np.asarray(selected, dtype=int))
+
+
+def filter_selection(scores: np.ndarray, costs: np.ndarray, budget: float, xi: float) -> np.ndarray:
+    """The filters' rule: rank by score / cost^xi and fill the budget."""
+    return fill_budget(rank_by_ratio(filter_ratio(scores, costs, xi), costs), costs, budget)
+
+
+def filter_selections(
+    scores: np.ndarray, costs: np.ndarray, budgets: list[float], grid: list[float]
+) -> list[dict]:
+    """A filter's selection for every (xi, budget): the records a method's `select` returns."""
+    return [
+        {"value": xi, "budget": budget, "features": filter_selection(scores, costs, budget, xi)}
+        for xi in grid
+        for budget in budgets
+    ]

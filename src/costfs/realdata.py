@@ -1,0 +1,43 @@
+"""Real data sets: reading a table, label mapping, costs and random train/test splits."""
+
+import numpy as np
+import pandas as pd
+
+from costfs.validation import DataError, check_binary_target, check_feature_frame
+
+
+def table_to_arrays(
+    frame: pd.DataFrame, target: str, positive_class: object, source: str
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Features, 0/1 labels (positive_class -> 1, all others -> 0) and feature names."""
+    if target not in frame.columns:
+        raise DataError(
+            f"{source}: no target column {target!r}; columns are {list(frame.columns)[:8]}..."
+        )
+    labels = frame[target]
+    features = frame.drop(columns=[target])
+    check_feature_frame(features, source)
+    if labels.isna().any():
+        raise DataError(f"{source}: target column {target!r} has missing values")
+    matches = labels.astype(str) == str(positive_class)
+    if not matches.any():
+        found = sorted(labels.astype(str).unique())[:8]
+        raise DataError(
+            f"{source}: positive class {positive_class!r} does not occur in target {target!r} "
+            f"(values: {found})"
+        )
+    y = check_binary_target(matches.to_numpy(), len(frame), f"{source} target {target!r}")
+    return features.to_numpy(dtype=float), y, [str(c) for c in features.columns]
+
+
+def split_indices(
+    rng: np.random.Generator, n_rows: int, train_fraction: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """A random (not stratified) split; both parts sorted so row order stays that of the source."""
+    order = rng.permutation(n_rows)
+    n_train = round(train_fraction * n_rows)
+    return np.sort(order[:n_train]), np.sort(order[n_train:])
+
+
+def uniform_costs(rng: np.random.Generator, n_features: int, low: float, high: float) -> np.ndarray:
+    return rng.uniform(low, high, size=n_features)

@@ -1,0 +1,51 @@
+"""File I/O of the command-line layer: atomic writes, so a killed job never leaves a file that
+a later job could read as complete."""
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def _write_atomically(path: str | Path, write: Callable[[Path], None]) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        write(Path(temporary))
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_arrays(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
+    def write(temporary: Path) -> None:
+        with temporary.open("wb") as stream:
+            np.savez(stream, **arrays)
+
+    _write_atomically(path, write)
+
+
+def read_arrays(path: str | Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as stored:
+        return {name: stored[name] for name in stored.files}
+
+
+def write_table(path: str | Path, table: pd.DataFrame) -> None:
+    # No pandas index and a fixed writer: the same table gives the same bytes on every run.
+    _write_atomically(
+        path, lambda temporary: table.to_parquet(temporary, index=False, compression="zstd")
+    )
+
+
+def write_text(path: str | Path, text: str) -> None:
+    _write_atomically(path, lambda temporary: temporary.write_text(text))
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    return pd.read_parquet(path)

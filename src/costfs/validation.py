@@ -1,0 +1,95 @@
+"""Checks on user data and costs: every failure names the offending column, key or value."""
+
+import numpy as np
+import pandas as pd
+
+
+class DataError(ValueError):
+    """Data or costs that cannot give a valid result."""
+
+
+def check_feature_frame(frame: pd.DataFrame, source: str) -> None:
+    """All columns numeric and finite; raises naming the first bad column of `source`."""
+    for column in frame.columns:
+        values = frame[column]
+        if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            example = values.dropna().iloc[0] if values.notna().any() else None
+            raise DataError(
+                f"{source}: column {column!r} is not numeric (dtype {values.dtype}, "
+                f"e.g. value {example!r}); encode it as numbers or drop it"
+            )
+        finite = np.isfinite(values.to_numpy(dtype=float))
+        if not finite.all():
+            row = int(np.flatnonzero(~finite)[0])
+            raise DataError(
+                f"{source}: column {column!r} has a missing or infinite value "
+                f"({values.iloc[row]!r} in row {row}); impute or drop it first"
+            )
+
+
+def check_features(X: np.ndarray, source: str = "X") -> np.ndarray:
+    """A finite float matrix of shape (n, p)."""
+    try:
+        X = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise DataError(f"{source}: features must be numeric ({error})") from None
+    if X.ndim != 2:
+        raise DataError(f"{source}: expected a 2-d feature matrix, got shape {X.shape}")
+    if X.shape[1] == 0:
+        raise DataError(f"{source}: has no feature columns")
+    finite = np.isfinite(X)
+    if not finite.all():
+        row, column = (int(i) for i in np.argwhere(~finite)[0])
+        raise DataError(
+            f"{source}: value {X[row, column]!r} in row {row}, column {column} is missing "
+            "or infinite; impute or drop it first"
+        )
+    return X
+
+
+def check_binary_target(y: np.ndarray, n_rows: int, source: str = "y") -> np.ndarray:
+    """Labels with exactly two classes, returned as 0/1 (the larger label is 1)."""
+    y = np.asarray(y)
+    if y.ndim != 1 or y.size != n_rows:
+        raise DataError(f"{source}: expected {n_rows} labels in one column, got shape {y.shape}")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise DataError(f"{source}: target has missing or infinite values")
+    classes = np.unique(y)
+    if classes.size != 2:
+        shown = ", ".join(repr(c) for c in classes[:5].tolist())
+        raise DataError(
+            f"{source}: target must have exactly two classes, found {classes.size} ({shown})"
+        )
+    return (y == classes[1]).astype(np.int8)
+
+
+def check_costs(costs: object, n_features: int, source: str = "feature_costs") -> np.ndarray:
+    """Positive finite costs, one per feature."""
+    if costs is None:
+        raise DataError(f"{source}: costs are missing; give one positive cost per feature")
+    try:
+        costs = np.asarray(costs, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise DataError(f"{source}: costs must be numbers ({error})") from None
+    if costs.ndim != 1 or costs.size != n_features:
+        raise DataError(
+            f"{source}: expected {n_features} costs (one per feature), got shape {costs.shape}"
+        )
+    bad = ~np.isfinite(costs) | (costs <= 0)
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        raise DataError(
+            f"{source}: cost of feature {index} is {costs[index]!r}; costs must be positive "
+            "and finite"
+        )
+    return costs
+
+
+def check_budget(budget: object, source: str = "budget") -> float:
+    try:
+        value = float(budget)
+    except (TypeError, ValueError):
+        raise DataError(f"{source}: must be a positive number, got {budget!r}") from None
+    if not np.isfinite(value) or value <= 0:
+        raise DataError(f"{source}: must be a positive number, got {budget!r}")
+    return value

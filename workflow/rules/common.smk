@@ -1,0 +1,109 @@
+import json
+import shlex
+import sys
+
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from costfs.methods import load_method
+from costfs.provenance import code_version
+from costfs.simulate import SETTINGS
+
+validate(config, workflow.source_path("../schemas/config.schema.yaml"))
+
+COSTFS = f"{shlex.quote(sys.executable)} -m costfs.cli"
+SIMULATION = config["simulation"]
+REAL = config["real_data"]
+METHODS = list(config["methods"])
+REPS = list(range(1, config["n_rep"] + 1))
+
+
+def check_study(config):
+    """What the schema cannot say: relations between keys."""
+    if SIMULATION["n_informative"] > SIMULATION["n_features"]:
+        raise WorkflowError(
+            f"simulation.n_informative={SIMULATION['n_informative']} exceeds "
+            f"simulation.n_features={SIMULATION['n_features']}"
+        )
+    if SIMULATION["n_features"] % SIMULATION["n_blocks"]:
+        raise WorkflowError(
+            f"simulation.n_features={SIMULATION['n_features']} is not a multiple of "
+            f"simulation.n_blocks={SIMULATION['n_blocks']}"
+        )
+    if SIMULATION["cost_min"] > SIMULATION["cost_max"]:
+        raise WorkflowError("simulation.cost_min must not exceed simulation.cost_max")
+    for strategy, value in (("agnostic", 0), ("simple", 1)):
+        if strategy in config["strategies"] and value not in config["xi_grid"]:
+            raise WorkflowError(
+                f"strategies contains {strategy!r}, which needs xi={value} in xi_grid "
+                f"(xi_grid is {config['xi_grid']})"
+            )
+    if not SIMULATION["settings"] and not REAL["datasets"]:
+        raise WorkflowError("no problems: simulation.settings and real_data.datasets are empty")
+
+
+check_study(config)
+
+
+def real_problems(dataset):
+    vectors = REAL["datasets"][dataset]["n_cost_vectors"]
+    return [dataset] if vectors == 1 else [f"{dataset}_c{k}" for k in range(1, vectors + 1)]
+
+
+PROBLEMS = {setting: {"kind": "simulated", "dataset": SETTINGS[setting][0],
+                      "cost_type": SETTINGS[setting][1], "budgets": SIMULATION["budgets"]}
+            for setting in SIMULATION["settings"]}
+for name, dataset in REAL["datasets"].items():
+    for problem in real_problems(name):
+        PROBLEMS[problem] = {"kind": "real", "dataset": name, "budgets": dataset["budgets"]}
+DATASETS = sorted({problem["dataset"] for problem in PROBLEMS.values()})
+
+
+def alternatives(names):
+    return "|".join(sorted(names, key=len, reverse=True)) or "(?!)"
+
+
+wildcard_constraints:
+    problem=alternatives(PROBLEMS),
+    dataset=alternatives(DATASETS),
+    data_type="independent|correlated",
+    method=alternatives(METHODS),
+    rep=r"\d+",
+
+
+def method_code(method):
+    return code_version(f"methods/{method}.py")
+
+
+def has_preparation(method):
+    return hasattr(load_method(method), "prepare")
+
+
+def as_json(value):
+    return json.dumps(value, sort_keys=True)
+
+
+def training_path(dataset, rep):
+    kind = "simulated" if dataset in ("independent", "correlated") else "real"
+    return f"results/data/{kind}/{dataset}/rep~{rep}/train.npz"
+
+
+def test_path(problem, rep):
+    dataset = PROBLEMS[problem]["dataset"]
+    if PROBLEMS[problem]["kind"] == "simulated":
+        return f"results/data/simulated/{dataset}/test.npz"
+    return f"results/data/real/{dataset}/rep~{rep}/test.npz"
+
+
+def evaluations():
+    return [f"results/evaluation/{method}/{problem}/rep~{rep}.parquet"
+            for method in METHODS for problem in PROBLEMS for rep in REPS]
+
+
+def benchmarks():
+    return [f"benchmarks/evaluate_selection/{method}/{problem}/rep~{rep}.tsv"
+            for method in METHODS for problem in PROBLEMS for rep in REPS]
+
+
+def final_outputs():
+    return ["results/runs.parquet", "results/summary.parquet", "results/timings.parquet"]

@@ -1,0 +1,108 @@
+rule simulate_design:
+    output:
+        "results/design/simulation.npz",
+    params:
+        simulation=as_json({key: SIMULATION[key] for key in (
+            "n_features", "n_informative", "beta_sd", "beta_bound", "n_blocks", "cost_min",
+            "cost_max", "cost_noise_sd")}),
+        code=code_version("simulate.py"),
+    log:
+        "logs/simulate_design.log",
+    shell:
+        "{COSTFS} simulate-design --study-seed {config[seed]} --simulation {params.simulation:q}"
+        " --out {output} 2> {log}"
+
+
+rule simulate_training_data:
+    input:
+        design="results/design/simulation.npz",
+    output:
+        "results/data/simulated/{data_type}/rep~{rep}/train.npz",
+    params:
+        n_rows=SIMULATION["n_train"],
+        code=code_version("simulate.py"),
+    log:
+        "logs/simulate_training_data/{data_type}/rep~{rep}.log",
+    shell:
+        "{COSTFS} simulate-data --study-seed {config[seed]} --design {input.design}"
+        " --data-type {wildcards.data_type} --part train-{wildcards.rep} --n-rows {params.n_rows}"
+        " --out {output} 2> {log}"
+
+
+rule simulate_test_data:
+    input:
+        design="results/design/simulation.npz",
+    output:
+        "results/data/simulated/{data_type}/test.npz",
+    params:
+        n_rows=SIMULATION["n_test"],
+        code=code_version("simulate.py"),
+    log:
+        "logs/simulate_test_data/{data_type}.log",
+    shell:
+        "{COSTFS} simulate-data --study-seed {config[seed]} --design {input.design}"
+        " --data-type {wildcards.data_type} --part test --n-rows {params.n_rows}"
+        " --out {output} 2> {log}"
+
+
+rule load_real_dataset:
+    output:
+        "results/data/real/{dataset}/full.npz",
+    params:
+        source=lambda wildcards: as_json(
+            {**REAL["datasets"][wildcards.dataset], "openml_cache": REAL["openml_cache"]}
+        ),
+        data_dir=f"--data-dir {shlex.quote(REAL['data_dir'])}" if REAL["data_dir"] else "",
+        code=code_version("realdata.py"),
+    log:
+        "logs/load_real_dataset/{dataset}.log",
+    shell:
+        "{COSTFS} load-dataset --name {wildcards.dataset} --source {params.source:q}"
+        " {params.data_dir} --out {output} 2> {log}"
+
+
+rule split_real_data:
+    input:
+        "results/data/real/{dataset}/full.npz",
+    output:
+        train="results/data/real/{dataset}/rep~{rep}/train.npz",
+        test="results/data/real/{dataset}/rep~{rep}/test.npz",
+    params:
+        train_fraction=REAL["train_fraction"],
+        code=code_version("realdata.py"),
+    log:
+        "logs/split_real_data/{dataset}/rep~{rep}.log",
+    shell:
+        "{COSTFS} split-data --study-seed {config[seed]} --dataset {input} --name {wildcards.dataset}"
+        " --rep {wildcards.rep} --train-fraction {params.train_fraction}"
+        " --out-train {output.train} --out-test {output.test} 2> {log}"
+
+
+def cost_source(wildcards):
+    problem = PROBLEMS[wildcards.problem]
+    if problem["kind"] == "simulated":
+        return "results/design/simulation.npz"
+    return f"results/data/real/{problem['dataset']}/full.npz"
+
+
+def cost_arguments(wildcards, input):
+    problem = PROBLEMS[wildcards.problem]
+    if problem["kind"] == "simulated":
+        return f"--design {input} --cost-type {problem['cost_type']}"
+    low, high = REAL["cost_range"]
+    return f"--dataset {input} --cost-range {low} {high}"
+
+
+rule draw_costs:
+    input:
+        cost_source,
+    output:
+        "results/costs/{problem}.npz",
+    params:
+        arguments=cost_arguments,
+        code=code_version("realdata.py"),
+    log:
+        "logs/draw_costs/{problem}.log",
+    shell:
+        "{COSTFS} draw-costs --study-seed {config[seed]} --problem {wildcards.problem}"
+        " {params.arguments} --out {output} 2> {log}"

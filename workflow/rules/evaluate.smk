@@ -1,0 +1,24 @@
+rule evaluate_selection:
+    input:
+        selection="results/selection/{method}/{problem}/rep~{rep}.parquet",
+        training_data=lambda wildcards: training_path(PROBLEMS[wildcards.problem]["dataset"], wildcards.rep),
+        test_data=lambda wildcards: test_path(wildcards.problem, wildcards.rep),
+        costs="results/costs/{problem}.npz",
+    output:
+        "results/evaluation/{method}/{problem}/rep~{rep}.parquet",
+    params:
+        dataset=lambda wildcards: PROBLEMS[wildcards.problem]["dataset"],
+        kind=lambda wildcards: PROBLEMS[wildcards.problem]["kind"],
+        n_trees=config["evaluation"]["n_trees"],
+        code=code_version("evaluation.py"),
+    threads: 2
+    log:
+        "logs/evaluate_selection/{method}/{problem}/rep~{rep}.log",
+    benchmark:
+        "benchmarks/evaluate_selection/{method}/{problem}/rep~{rep}.tsv"
+    shell:
+        "{COSTFS} evaluate --study-seed {config[seed]} --method {wildcards.method}"
+        " --problem {wildcards.problem} --kind {params.kind} --dataset {params.dataset}"
+        " --rep {wildcards.rep} --selection {input.selection} --train {input.training_data}"
+        " --test {input.test_data} --costs {input.costs} --n-trees {params.n_trees}"
+        " --engine {config[engine]} --threads {threads} --out {output} 2> {log}"

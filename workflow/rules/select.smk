@@ -1,0 +1,52 @@
+rule prepare_method:
+    input:
+        training_data=lambda wildcards: training_path(wildcards.dataset, wildcards.rep),
+    output:
+        "results/prepared/{method}/{dataset}/rep~{rep}.npz",
+    params:
+        method_params=lambda wildcards: as_json(config["methods"][wildcards.method]),
+        code=lambda wildcards: method_code(wildcards.method),
+    threads: 2
+    log:
+        "logs/prepare_method/{method}/{dataset}/rep~{rep}.log",
+    benchmark:
+        "benchmarks/prepare_method/{method}/{dataset}/rep~{rep}.tsv"
+    shell:
+        "{COSTFS} prepare --study-seed {config[seed]} --method {wildcards.method}"
+        " --dataset {wildcards.dataset} --rep {wildcards.rep} --data {input.training_data}"
+        " --params {params.method_params:q} --threads {threads} --out {output} 2> {log}"
+
+
+def selection_inputs(wildcards):
+    dataset = PROBLEMS[wildcards.problem]["dataset"]
+    inputs = {
+        "training_data": training_path(dataset, wildcards.rep),
+        "costs": f"results/costs/{wildcards.problem}.npz",
+    }
+    if has_preparation(wildcards.method):
+        inputs["prepared"] = f"results/prepared/{wildcards.method}/{dataset}/rep~{wildcards.rep}.npz"
+    return inputs
+
+
+rule select_features:
+    input:
+        unpack(selection_inputs),
+    output:
+        "results/selection/{method}/{problem}/rep~{rep}.parquet",
+    params:
+        dataset=lambda wildcards: PROBLEMS[wildcards.problem]["dataset"],
+        budgets=lambda wildcards: as_json(PROBLEMS[wildcards.problem]["budgets"]),
+        grid=as_json(config["xi_grid"]),
+        method_params=lambda wildcards: as_json(config["methods"][wildcards.method]),
+        prepared=lambda wildcards, input: f"--prepared {input.prepared}" if "prepared" in input.keys() else "",
+        code=lambda wildcards: method_code(wildcards.method),
+    log:
+        "logs/select_features/{method}/{problem}/rep~{rep}.log",
+    benchmark:
+        "benchmarks/select_features/{method}/{problem}/rep~{rep}.tsv"
+    shell:
+        "{COSTFS} select --study-seed {config[seed]} --method {wildcards.method}"
+        " --dataset {params.dataset} --rep {wildcards.rep} --data {input.training_data}"
+        " --costs {input.costs} {params.prepared} --budgets {params.budgets:q}"
+        " --grid {params.grid:q} --params {params.method_params:q} --threads {threads}"
+        " --out {output} 2> {log}"
