@@ -3,7 +3,11 @@ from snakemake.utils import min_version
 min_version("8.20")
 
 
-configfile: "config/config.yaml"
+# A study config given with --configfile replaces the default study instead of being merged
+# into it, so a smaller study does not inherit the default's data sets or methods.
+if not workflow.config_settings.configfiles:
+
+    configfile: "config/config.yaml"
 
 
 include: "workflow/rules/common.smk"

@@ -9,9 +9,11 @@ rule aggregate_results:
     params:
         strategies=" ".join(config["strategies"]),
         code=code_version("evaluation.py"),
+    conda:
+        CONDA_ENV
     log:
         "logs/aggregate_results.log",
     shell:
-        "{COSTFS} aggregate --evaluations {input.evaluations} --benchmarks {input.benchmarks}"
+        "costfs aggregate --evaluations {input.evaluations} --benchmarks {input.benchmarks}"
         " --strategies {params.strategies} --out-runs {output.runs}"
         " --out-summary {output.summary} --out-timings {output.timings} 2> {log}"

@@ -1,6 +1,7 @@
 import json
 import shlex
 import sys
+from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
@@ -11,7 +12,9 @@ from costfs.simulate import SETTINGS
 
 validate(config, workflow.source_path("../schemas/config.schema.yaml"))
 
-COSTFS = f"{shlex.quote(sys.executable)} -m costfs.cli"
+CONDA_ENV = "../../envs/costfs.yaml"
+# Jobs run the `costfs` command of the Python environment that runs Snakemake.
+shell.prefix(f"export PATH={shlex.quote(str(Path(sys.executable).parent))}:\"$PATH\"; ")
 SIMULATION = config["simulation"]
 REAL = config["real_data"]
 METHODS = list(config["methods"])
@@ -93,6 +96,32 @@ def test_path(problem, rep):
     if PROBLEMS[problem]["kind"] == "simulated":
         return f"results/data/simulated/{dataset}/test.npz"
     return f"results/data/real/{dataset}/rep~{rep}/test.npz"
+
+
+def cost_source(wildcards):
+    problem = PROBLEMS[wildcards.problem]
+    if problem["kind"] == "simulated":
+        return "results/design/simulation.npz"
+    return f"results/data/real/{problem['dataset']}/full.npz"
+
+
+def cost_arguments(wildcards, input):
+    problem = PROBLEMS[wildcards.problem]
+    if problem["kind"] == "simulated":
+        return f"--design {input} --cost-type {problem['cost_type']}"
+    low, high = REAL["cost_range"]
+    return f"--dataset {input} --cost-range {low} {high}"
+
+
+def selection_inputs(wildcards):
+    dataset = PROBLEMS[wildcards.problem]["dataset"]
+    inputs = {
+        "training_data": training_path(dataset, wildcards.rep),
+        "costs": f"results/costs/{wildcards.problem}.npz",
+    }
+    if has_preparation(wildcards.method):
+        inputs["prepared"] = f"results/prepared/{wildcards.method}/{dataset}/rep~{wildcards.rep}.npz"
+    return inputs
 
 
 def evaluations():

@@ -2,14 +2,17 @@ rule simulate_design:
     output:
         "results/design/simulation.npz",
     params:
+        seed=config["seed"],
         simulation=as_json({key: SIMULATION[key] for key in (
             "n_features", "n_informative", "beta_sd", "beta_bound", "n_blocks", "cost_min",
             "cost_max", "cost_noise_sd")}),
         code=code_version("simulate.py"),
+    conda:
+        CONDA_ENV
     log:
         "logs/simulate_design.log",
     shell:
-        "{COSTFS} simulate-design --study-seed {config[seed]} --simulation {params.simulation:q}"
+        "costfs simulate-design --study-seed {params.seed} --simulation {params.simulation:q}"
         " --out {output} 2> {log}"
 
 
@@ -19,12 +22,15 @@ rule simulate_training_data:
     output:
         "results/data/simulated/{data_type}/rep~{rep}/train.npz",
     params:
+        seed=config["seed"],
         n_rows=SIMULATION["n_train"],
         code=code_version("simulate.py"),
+    conda:
+        CONDA_ENV
     log:
         "logs/simulate_training_data/{data_type}/rep~{rep}.log",
     shell:
-        "{COSTFS} simulate-data --study-seed {config[seed]} --design {input.design}"
+        "costfs simulate-data --study-seed {params.seed} --design {input.design}"
         " --data-type {wildcards.data_type} --part train-{wildcards.rep} --n-rows {params.n_rows}"
         " --out {output} 2> {log}"
 
@@ -35,12 +41,15 @@ rule simulate_test_data:
     output:
         "results/data/simulated/{data_type}/test.npz",
     params:
+        seed=config["seed"],
         n_rows=SIMULATION["n_test"],
         code=code_version("simulate.py"),
+    conda:
+        CONDA_ENV
     log:
         "logs/simulate_test_data/{data_type}.log",
     shell:
-        "{COSTFS} simulate-data --study-seed {config[seed]} --design {input.design}"
+        "costfs simulate-data --study-seed {params.seed} --design {input.design}"
         " --data-type {wildcards.data_type} --part test --n-rows {params.n_rows}"
         " --out {output} 2> {log}"
 
@@ -54,10 +63,12 @@ rule load_real_dataset:
         ),
         data_dir=f"--data-dir {shlex.quote(REAL['data_dir'])}" if REAL["data_dir"] else "",
         code=code_version("realdata.py"),
+    conda:
+        CONDA_ENV
     log:
         "logs/load_real_dataset/{dataset}.log",
     shell:
-        "{COSTFS} load-dataset --name {wildcards.dataset} --source {params.source:q}"
+        "costfs load-dataset --name {wildcards.dataset} --source {params.source:q}"
         " {params.data_dir} --out {output} 2> {log}"
 
 
@@ -68,29 +79,17 @@ rule split_real_data:
         train="results/data/real/{dataset}/rep~{rep}/train.npz",
         test="results/data/real/{dataset}/rep~{rep}/test.npz",
     params:
+        seed=config["seed"],
         train_fraction=REAL["train_fraction"],
         code=code_version("realdata.py"),
+    conda:
+        CONDA_ENV
     log:
         "logs/split_real_data/{dataset}/rep~{rep}.log",
     shell:
-        "{COSTFS} split-data --study-seed {config[seed]} --dataset {input} --name {wildcards.dataset}"
+        "costfs split-data --study-seed {params.seed} --dataset {input} --name {wildcards.dataset}"
         " --rep {wildcards.rep} --train-fraction {params.train_fraction}"
         " --out-train {output.train} --out-test {output.test} 2> {log}"
-
-
-def cost_source(wildcards):
-    problem = PROBLEMS[wildcards.problem]
-    if problem["kind"] == "simulated":
-        return "results/design/simulation.npz"
-    return f"results/data/real/{problem['dataset']}/full.npz"
-
-
-def cost_arguments(wildcards, input):
-    problem = PROBLEMS[wildcards.problem]
-    if problem["kind"] == "simulated":
-        return f"--design {input} --cost-type {problem['cost_type']}"
-    low, high = REAL["cost_range"]
-    return f"--dataset {input} --cost-range {low} {high}"
 
 
 rule draw_costs:
@@ -99,10 +98,13 @@ rule draw_costs:
     output:
         "results/costs/{problem}.npz",
     params:
+        seed=config["seed"],
         arguments=cost_arguments,
         code=code_version("realdata.py"),
+    conda:
+        CONDA_ENV
     log:
         "logs/draw_costs/{problem}.log",
     shell:
-        "{COSTFS} draw-costs --study-seed {config[seed]} --problem {wildcards.problem}"
+        "costfs draw-costs --study-seed {params.seed} --problem {wildcards.problem}"
         " {params.arguments} --out {output} 2> {log}"

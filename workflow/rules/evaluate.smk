@@ -7,18 +7,22 @@ rule evaluate_selection:
     output:
         "results/evaluation/{method}/{problem}/rep~{rep}.parquet",
     params:
+        seed=config["seed"],
         dataset=lambda wildcards: PROBLEMS[wildcards.problem]["dataset"],
         kind=lambda wildcards: PROBLEMS[wildcards.problem]["kind"],
         n_trees=config["evaluation"]["n_trees"],
+        engine=config["engine"],
         code=code_version("evaluation.py"),
     threads: 2
+    conda:
+        CONDA_ENV
     log:
         "logs/evaluate_selection/{method}/{problem}/rep~{rep}.log",
     benchmark:
         "benchmarks/evaluate_selection/{method}/{problem}/rep~{rep}.tsv"
     shell:
-        "{COSTFS} evaluate --study-seed {config[seed]} --method {wildcards.method}"
+        "costfs evaluate --study-seed {params.seed} --method {wildcards.method}"
         " --problem {wildcards.problem} --kind {params.kind} --dataset {params.dataset}"
         " --rep {wildcards.rep} --selection {input.selection} --train {input.training_data}"
         " --test {input.test_data} --costs {input.costs} --n-trees {params.n_trees}"
-        " --engine {config[engine]} --threads {threads} --out {output} 2> {log}"
+        " --engine {params.engine} --threads {threads} --out {output} 2> {log}"

@@ -4,28 +4,20 @@ rule prepare_method:
     output:
         "results/prepared/{method}/{dataset}/rep~{rep}.npz",
     params:
+        seed=config["seed"],
         method_params=lambda wildcards: as_json(config["methods"][wildcards.method]),
         code=lambda wildcards: method_code(wildcards.method),
     threads: 2
+    conda:
+        CONDA_ENV
     log:
         "logs/prepare_method/{method}/{dataset}/rep~{rep}.log",
     benchmark:
         "benchmarks/prepare_method/{method}/{dataset}/rep~{rep}.tsv"
     shell:
-        "{COSTFS} prepare --study-seed {config[seed]} --method {wildcards.method}"
+        "costfs prepare --study-seed {params.seed} --method {wildcards.method}"
         " --dataset {wildcards.dataset} --rep {wildcards.rep} --data {input.training_data}"
         " --params {params.method_params:q} --threads {threads} --out {output} 2> {log}"
-
-
-def selection_inputs(wildcards):
-    dataset = PROBLEMS[wildcards.problem]["dataset"]
-    inputs = {
-        "training_data": training_path(dataset, wildcards.rep),
-        "costs": f"results/costs/{wildcards.problem}.npz",
-    }
-    if has_preparation(wildcards.method):
-        inputs["prepared"] = f"results/prepared/{wildcards.method}/{dataset}/rep~{wildcards.rep}.npz"
-    return inputs
 
 
 rule select_features:
@@ -34,18 +26,21 @@ rule select_features:
     output:
         "results/selection/{method}/{problem}/rep~{rep}.parquet",
     params:
+        seed=config["seed"],
         dataset=lambda wildcards: PROBLEMS[wildcards.problem]["dataset"],
         budgets=lambda wildcards: as_json(PROBLEMS[wildcards.problem]["budgets"]),
         grid=as_json(config["xi_grid"]),
         method_params=lambda wildcards: as_json(config["methods"][wildcards.method]),
         prepared=lambda wildcards, input: f"--prepared {input.prepared}" if "prepared" in input.keys() else "",
         code=lambda wildcards: method_code(wildcards.method),
+    conda:
+        CONDA_ENV
     log:
         "logs/select_features/{method}/{problem}/rep~{rep}.log",
     benchmark:
         "benchmarks/select_features/{method}/{problem}/rep~{rep}.tsv"
     shell:
-        "{COSTFS} select --study-seed {config[seed]} --method {wildcards.method}"
+        "costfs select --study-seed {params.seed} --method {wildcards.method}"
         " --dataset {params.dataset} --rep {wildcards.rep} --data {input.training_data}"
         " --costs {input.costs} {params.prepared} --budgets {params.budgets:q}"
         " --grid {params.grid:q} --params {params.method_params:q} --threads {threads}"

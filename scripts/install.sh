@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Creates .venv (if missing) and installs costfs with its dependencies into it.
+# Needs only python3 (>= 3.11) with pip and venv; scikit-learn-intelex is added where it installs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+    "$python" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e ".[dev]"
+# The fast Random Forest engine is optional: the package falls back to scikit-learn without it.
+.venv/bin/python -m pip install --quiet -e ".[fast]" \
+    || echo "scikit-learn-intelex did not install; using plain scikit-learn" >&2
+.venv/bin/python -c "from costfs.forest import resolve_engine; print('costfs installed; Random Forest engine:', resolve_engine())"

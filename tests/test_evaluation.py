@@ -1,0 +1,114 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from costfs.evaluation import choose_strategies, evaluate_feature_sets, summarise
+from costfs.forest import forest_errors, majority_class
+
+
+@pytest.fixture
+def data(rng):
+    X = rng.normal(size=(200, 5))
+    y = (X[:, 0] > 0.3).astype(int)
+    X_test = rng.normal(size=(300, 5))
+    y_test = (X_test[:, 0] > 0.3).astype(int)
+    return X, y, X_test, y_test
+
+
+def test_empty_set_predicts_the_training_majority(data):
+    X, y, X_test, y_test = data
+    label = majority_class(y)
+    assert label == 0  # P(x > 0.3) < 0.5
+    oob, test = forest_errors(X[:, []], y, X_test[:, []], y_test, n_trees=10, seed=1)
+    assert oob == pytest.approx(np.mean(y != label))
+    assert test == pytest.approx(np.mean(y_test != label))
+
+
+def test_majority_tie_goes_to_class_zero():
+    assert majority_class(np.array([0, 1, 1, 0])) == 0
+
+
+def test_each_distinct_set_is_evaluated_once_and_seeded_by_the_set(data):
+    X, y, X_test, y_test = data
+    sets = [(0, 1), (), (0, 1), (2,), ()]
+    results = evaluate_feature_sets(X, y, X_test, y_test, sets, n_trees=50, seed_parts=(1, "d", 1))
+    assert list(results["features"]) == [(), (0, 1), (2,)]
+    again = evaluate_feature_sets(
+        X, y, X_test, y_test, [(2,), (0, 1)], n_trees=50, seed_parts=(1, "d", 1)
+    )
+    assert again.set_index("features").loc[[(0, 1), (2,)], "test_mmce"].tolist() == (
+        results.set_index("features").loc[[(0, 1), (2,)], "test_mmce"].tolist()
+    )
+    informative, noise = results.set_index("features").loc[[(0, 1), (2,)], "test_mmce"]
+    assert informative < 0.1 < noise
+
+
+def test_forest_errors_do_not_depend_on_threads(data):
+    X, y, X_test, y_test = data
+    assert forest_errors(X, y, X_test, y_test, n_trees=40, seed=3, n_jobs=1) == forest_errors(
+        X, y, X_test, y_test, n_trees=40, seed=3, n_jobs=2
+    )
+
+
+def runs_table():
+    rows = []
+    for rep, (oob_05, cost_05) in enumerate([(0.10, 1.0), (0.20, 1.5)], start=1):
+        for value, oob, cost, test in [
+            (0.0, 0.30, 2.0, 0.31),
+            (0.5, oob_05, cost_05, 0.12),
+            (1.0, 0.10, 0.9, 0.15),
+        ]:
+            rows.append(
+                dict(
+                    kind="real",
+                    problem="p",
+                    rep=rep,
+                    method="auc",
+                    hyperparameter="xi",
+                    hyperparameter_value=value,
+                    budget=2.0,
+                    oob_mmce=oob,
+                    cost=cost,
+                    test_mmce=test,
+                    n_selected=3,
+                )
+            )
+    return pd.DataFrame(rows)
+
+
+def test_strategies_pick_xi_zero_one_and_the_lowest_oob_with_ties_to_lower_cost():
+    chosen = choose_strategies(runs_table(), ["agnostic", "simple", "tuned"])
+    picked = chosen.set_index(["strategy", "rep"])["hyperparameter_value"]
+    assert picked[("agnostic", 1)] == 0.0 and picked[("simple", 2)] == 1.0
+    assert picked[("tuned", 1)] == 1.0  # oob 0.10 tie with xi=0.5: cost 0.9 < 1.0
+    assert picked[("tuned", 2)] == 1.0
+    assert len(chosen) == 6
+
+
+def test_methods_without_grid_get_the_fixed_strategy():
+    runs = runs_table().assign(hyperparameter="", hyperparameter_value=np.nan)
+    chosen = choose_strategies(runs, ["agnostic", "simple", "tuned"])
+    assert set(chosen["strategy"]) == {"fixed"}
+    assert len(chosen) == len(runs)
+
+
+def test_summary_standard_error_interval_and_ranks():
+    runs = pd.concat([runs_table(), runs_table().assign(method="pfi", test_mmce=0.5)])
+    summary = summarise(choose_strategies(runs, ["agnostic", "tuned"]))
+    tuned = summary.query("method == 'auc' and strategy == 'tuned'").iloc[0]
+    assert tuned["n_runs"] == 2 and tuned["mmce_mean"] == pytest.approx(0.15)
+    assert tuned["mmce_se"] == 0
+    agnostic = summary.query("method == 'auc' and strategy == 'agnostic'").iloc[0]
+    assert agnostic["ci_high"] - agnostic["ci_low"] == pytest.approx(0)
+    assert summary.query("method == 'pfi'")["rank"].tolist() == [3.5, 3.5]
+    assert tuned["rank"] == 1 and tuned["mean_rank"] == 1
+
+
+def test_summary_interval_uses_monte_carlo_se():
+    runs = runs_table()
+    runs.loc[runs["rep"] == 2, "test_mmce"] += 0.1
+    summary = summarise(choose_strategies(runs, ["agnostic"]))
+    row = summary.iloc[0]
+    se = np.std([0.31, 0.41], ddof=1) / np.sqrt(2)
+    assert row["mmce_se"] == pytest.approx(se)
+    assert row["ci_low"] == pytest.approx(0.36 - 1.959964 * se)

@@ -1,0 +1,63 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from costfs.realdata import split_indices, table_to_arrays
+from costfs.validation import DataError
+
+EXPECTED = {  # rows, features, positives (shared/data/README.md)
+    "ada": (4562, 48, 1132),
+    "analcatdata_authorship": (841, 70, 317),
+    "qsar-biodeg": (1055, 41, 356),
+    "spambase": (4601, 57, 1813),
+    "tokyo1": (959, 44, 613),
+    "wdbc": (569, 30, 212),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_shared_data_sets_load_with_their_documented_shape(shared_data, name):
+    frame = pd.read_csv(shared_data / f"{name}.csv.gz")
+    X, y, names = table_to_arrays(frame, "target", 1, name)
+    rows, features, positives = EXPECTED[name]
+    assert X.shape == (rows, features) and len(names) == features
+    assert int(y.sum()) == positives
+
+
+def test_sklearn_breast_cancer_with_inverted_labels_equals_the_csv(shared_data):
+    from sklearn.datasets import load_breast_cancer
+
+    csv = table_to_arrays(pd.read_csv(shared_data / "wdbc.csv.gz"), "target", 1, "csv")
+    builtin = table_to_arrays(load_breast_cancer(as_frame=True).frame, "target", 0, "sklearn")
+    assert np.allclose(csv[0], builtin[0]) and np.array_equal(csv[1], builtin[1])
+
+
+def test_label_mapping_positive_class_and_errors():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "Class": ["x", "y", "x"]})
+    _, y, names = table_to_arrays(frame, "Class", "x", "t")
+    assert y.tolist() == [1, 0, 1] and names == ["a"]
+    with pytest.raises(DataError, match="no target column 'label'"):
+        table_to_arrays(frame, "label", "x", "t")
+    with pytest.raises(DataError, match="positive class 'z' does not occur"):
+        table_to_arrays(frame, "Class", "z", "t")
+    with pytest.raises(DataError, match="exactly two classes"):
+        table_to_arrays(frame.assign(Class="x"), "Class", "x", "t")
+
+
+def test_non_numeric_and_missing_feature_columns_are_named():
+    frame = pd.DataFrame({"a": [1.0, 2.0], "b": ["u", "v"], "target": [0, 1]})
+    with pytest.raises(DataError, match="column 'b' is not numeric"):
+        table_to_arrays(frame, "target", 1, "t")
+    frame = pd.DataFrame({"a": [1.0, np.inf], "target": [0, 1]})
+    with pytest.raises(DataError, match="column 'a' has a missing or infinite value"):
+        table_to_arrays(frame, "target", 1, "t")
+
+
+def test_split_is_two_thirds_disjoint_and_seeded():
+    train, test = split_indices(np.random.default_rng(1), 569, 2 / 3)
+    assert train.size == 379 and test.size == 190
+    assert np.intersect1d(train, test).size == 0
+    assert np.array_equal(np.sort(np.r_[train, test]), np.arange(569))
+    again, _ = split_indices(np.random.default_rng(1), 569, 2 / 3)
+    other, _ = split_indices(np.random.default_rng(2), 569, 2 / 3)
+    assert np.array_equal(train, again) and not np.array_equal(train, other)
