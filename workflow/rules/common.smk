@@ -6,11 +6,20 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
+import yaml
+
+from costfs.config import ConfigError, check_config
 from costfs.methods import load_method
 from costfs.provenance import code_version
 from costfs.simulate import SETTINGS
 
-validate(config, workflow.source_path("../schemas/config.schema.yaml"))
+SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
+try:
+    check_config(config, yaml.safe_load(SCHEMA.read_text()))
+except ConfigError as error:
+    raise WorkflowError(f"invalid config: {error}") from None
+# Fills in the schema's defaults.
+validate(config, str(SCHEMA))
 
 CONDA_ENV = "../../envs/costfs.yaml"
 # Jobs run the `costfs` command of the Python environment that runs Snakemake.
@@ -40,6 +49,21 @@ def check_study(config):
             raise WorkflowError(
                 f"strategies contains {strategy!r}, which needs xi={value} in xi_grid "
                 f"(xi_grid is {config['xi_grid']})"
+            )
+    data_dir = REAL["data_dir"]
+    if REAL["datasets"] and data_dir and not Path(data_dir).is_dir():
+        raise WorkflowError(
+            f"config key real_data.data_dir: directory {data_dir!r} does not exist "
+            f"(relative to the working directory {Path.cwd()})"
+        )
+    for name, dataset in REAL["datasets"].items():
+        has_csv = data_dir and any(
+            (Path(data_dir) / f"{name}{suffix}").exists() for suffix in (".csv", ".csv.gz")
+        )
+        if not (has_csv or dataset.get("sklearn_loader") or dataset.get("openml_id")):
+            raise WorkflowError(
+                f"config key real_data.datasets.{name}: no {name}.csv or {name}.csv.gz in "
+                f"real_data.data_dir ({data_dir!r}) and no openml_id or sklearn_loader"
             )
     if not SIMULATION["settings"] and not REAL["datasets"]:
         raise WorkflowError("no problems: simulation.settings and real_data.datasets are empty")
