@@ -106,6 +106,24 @@ def has_preparation(method):
     return hasattr(load_method(method), "prepare")
 
 
+def method_grid(method):
+    """The values of the method's hyperparameter: the shared xi grid for the BCR methods,
+    `methods.<m>.<name>_grid` for another hyperparameter, none for a method without one."""
+    name = load_method(method).HYPERPARAMETER
+    if name is None:
+        return []
+    if name == "xi":
+        return config["xi_grid"]
+    return config["methods"][method][f"{name}_grid"]
+
+
+def method_parameters(method):
+    """The method's config without its grid (the grid is passed on its own)."""
+    name = load_method(method).HYPERPARAMETER
+    return {key: value for key, value in config["methods"][method].items()
+            if key != f"{name}_grid"}
+
+
 def as_json(value):
     return json.dumps(value, sort_keys=True)
 

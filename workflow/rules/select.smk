@@ -5,7 +5,7 @@ rule prepare_method:
         "results/prepared/{method}/{dataset}/rep~{rep}.npz",
     params:
         seed=config["seed"],
-        method_params=lambda wildcards: as_json(config["methods"][wildcards.method]),
+        method_params=lambda wildcards: as_json(method_parameters(wildcards.method)),
         code=lambda wildcards: method_code(wildcards.method),
     threads: 2
     conda:
@@ -29,8 +29,8 @@ rule select_features:
         seed=config["seed"],
         dataset=lambda wildcards: PROBLEMS[wildcards.problem]["dataset"],
         budgets=lambda wildcards: as_json(PROBLEMS[wildcards.problem]["budgets"]),
-        grid=as_json(config["xi_grid"]),
-        method_params=lambda wildcards: as_json(config["methods"][wildcards.method]),
+        grid=lambda wildcards: as_json(method_grid(wildcards.method)),
+        method_params=lambda wildcards: as_json(method_parameters(wildcards.method)),
         prepared=lambda wildcards, input: f"--prepared {input.prepared}" if "prepared" in input.keys() else "",
         code=lambda wildcards: method_code(wildcards.method),
     conda:
