@@ -15,6 +15,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/select.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/aggregate.smk"
+include: "workflow/rules/figures.smk"
 
 
 rule all:

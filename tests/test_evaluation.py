@@ -2,7 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from costfs.evaluation import choose_strategies, evaluate_feature_sets, summarise
+from costfs.aggregation import choose_strategies, summarise
+from costfs.evaluation import evaluate_feature_sets
 from costfs.forest import forest_errors, majority_class
 
 

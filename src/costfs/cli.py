@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from costfs import evaluation, realdata, simulate, storage
+from costfs import aggregation, evaluation, realdata, simulate, storage
 from costfs.forest import resolve_engine
 from costfs.methods import load_method
 from costfs.seeds import derive_rng, derive_seed
@@ -234,8 +234,12 @@ def aggregate(args) -> None:
     runs = runs.sort_values(
         ["kind", "problem", "rep", "method", "hyperparameter_value", "budget"], kind="stable"
     ).reset_index(drop=True)
-    chosen = evaluation.choose_strategies(runs, args.strategies)
-    summary = evaluation.summarise(chosen)
+    chosen = aggregation.choose_strategies(runs, args.strategies)
+    summary = aggregation.summarise(chosen).merge(
+        aggregation.pareto_areas(runs, args.strategies).drop(columns="n_runs"),
+        on=["kind", "problem", "method", "strategy"],
+        how="left",
+    )
     storage.write_table(args.out_runs, runs)
     storage.write_table(args.out_summary, summary)
     timings = (
@@ -251,6 +255,59 @@ def aggregate(args) -> None:
     )
     storage.write_table(args.out_timings, timings)
     log.info("aggregated %d runs into %d summary rows", len(runs), len(summary))
+
+
+def plot_figures(args) -> None:
+    # matplotlib and seaborn take a second to import: only this subcommand loads them.
+    from costfs import figures
+
+    runs = storage.read_table(args.runs)
+    summary = storage.read_table(args.summary)
+    simulated = runs[runs["kind"] == "simulated"]
+    written = []
+
+    def write(path: Path, figure) -> None:
+        storage.write_figure(path, figure, dpi=args.dpi)
+        written.append(path)
+
+    if args.out_xi_curves:
+        # A directory output: created even when no method has xi, so the rule's output exists.
+        directory = Path(args.out_xi_curves)
+        directory.mkdir(parents=True, exist_ok=True)
+        with_xi = simulated[simulated["hyperparameter"] == "xi"]
+        cells = with_xi[["problem", "budget"]].drop_duplicates().sort_values(["problem", "budget"])
+        for problem, budget in cells.itertuples(index=False):
+            write(
+                directory / f"{problem}_budget~{budget:g}.png",
+                figures.xi_curve_figure(runs, problem, budget),
+            )
+    if args.out_method_violins:
+        directory = Path(args.out_method_violins)
+        directory.mkdir(parents=True, exist_ok=True)
+        for problem in sorted(simulated["problem"].unique()):
+            write(directory / f"{problem}.png", figures.method_violin_figure(runs, problem))
+    if args.out_real_comparison:
+        directory = Path(args.out_real_comparison)
+        directory.mkdir(parents=True, exist_ok=True)
+        for problem in sorted(summary.loc[summary["kind"] == "real", "problem"].unique()):
+            write(directory / f"{problem}.png", figures.real_comparison_figure(summary, problem))
+    if args.out_mean_ranks:
+        write(Path(args.out_mean_ranks), figures.mean_rank_figure(summary))
+    if args.out_correlations:
+        data = {Path(path).parent.name: storage.read_arrays(path)["X"] for path in args.real_data}
+        sigma = storage.read_arrays(args.design)["sigma_correlated"] if args.design else None
+        write(Path(args.out_correlations), figures.feature_correlation_figure(data, sigma))
+    if args.out_cost_accuracy:
+        write(Path(args.out_cost_accuracy), figures.cost_accuracy_figure(summary))
+    if args.out_table:
+        storage.write_text(
+            args.out_table,
+            "# Results\n\n## Mean test MMCE [95% CI]\n\n"
+            + figures.results_table(summary)
+            + "\n## Area under the Pareto curve of test MMCE against cost (mean ± SE)\n\n"
+            + figures.pareto_area_table(aggregation.pareto_areas(runs)),
+        )
+    log.info("wrote %d figures", len(written))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -362,6 +419,22 @@ def _parser() -> argparse.ArgumentParser:
         (["--out-runs"], {"required": True}),
         (["--out-summary"], {"required": True}),
         (["--out-timings"], {"required": True}),
+    )
+    command(
+        "figures",
+        plot_figures,
+        (["--runs"], {"required": True}),
+        (["--summary"], {"required": True}),
+        (["--real-data"], {"nargs": "*", "default": [], "help": "full.npz of each real data set"}),
+        (["--design"], {"help": "simulation.npz with the simulated correlation matrix"}),
+        (["--dpi"], {"type": int, "default": 150}),
+        (["--out-xi-curves"], {"help": "directory"}),
+        (["--out-method-violins"], {"help": "directory"}),
+        (["--out-real-comparison"], {"help": "directory"}),
+        (["--out-mean-ranks"], {}),
+        (["--out-correlations"], {}),
+        (["--out-cost-accuracy"], {}),
+        (["--out-table"], {}),
     )
     return parser
 

@@ -47,5 +47,10 @@ def write_text(path: str | Path, text: str) -> None:
     _write_atomically(path, lambda temporary: temporary.write_text(text))
 
 
+def write_figure(path: str | Path, figure, dpi: int = 150) -> None:
+    # The temporary file has no .png suffix for matplotlib to infer the format from.
+    _write_atomically(path, lambda temporary: figure.savefig(temporary, format="png", dpi=dpi))
+
+
 def read_table(path: str | Path) -> pd.DataFrame:
     return pd.read_parquet(path)

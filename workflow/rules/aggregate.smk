@@ -8,7 +8,7 @@ rule aggregate_results:
         timings="results/timings.parquet",
     params:
         strategies=" ".join(config["strategies"]),
-        code=code_version("evaluation.py"),
+        code=code_version("aggregation.py"),
     conda:
         CONDA_ENV
     log:

@@ -176,5 +176,71 @@ def benchmarks():
             for method in METHODS for problem in PROBLEMS for rep in REPS]
 
 
+# Which figures a study has depends on its problems: xi curves and violins need simulated
+# settings, per-problem comparisons and mean ranks need real data sets, correlations either.
+SIMULATED_PROBLEMS = [name for name, p in PROBLEMS.items() if p["kind"] == "simulated"]
+REAL_PROBLEMS = [name for name, p in PROBLEMS.items() if p["kind"] == "real"]
+CORRELATED_SETTINGS = [
+    name for name in SIMULATED_PROBLEMS if PROBLEMS[name]["dataset"] == "correlated"
+]
+
+
+def figure_inputs():
+    inputs = {
+        "runs": "results/runs.parquet",
+        "summary": "results/summary.parquet",
+        "real_data": [f"results/data/real/{name}/full.npz" for name in sorted(REAL["datasets"])],
+    }
+    if CORRELATED_SETTINGS:
+        inputs["design"] = "results/design/simulation.npz"
+    return inputs
+
+
+def figure(path, caption, subcategory, **options):
+    return report(path, caption=f"../report/{caption}.rst", category="Figures",
+                  subcategory=subcategory, **options)
+
+
+def figure_outputs():
+    """Output name -> path; the name is also the `costfs figures --out-<name>` flag."""
+    outputs = {
+        "table": report("results/figures/results.md", caption="../report/results_table.rst",
+                        category="Results table"),
+        "cost_accuracy": figure("results/figures/cost_accuracy.png", "cost_accuracy",
+                                "Cost-accuracy curves"),
+    }
+    if SIMULATED_PROBLEMS:
+        outputs["xi_curves"] = figure(
+            directory("results/figures/xi_curves"), "xi_curves", "Simulation: strategies over xi",
+            patterns=["{problem}_budget~{budget}.png"],
+            labels={"setting": "{problem}", "budget": "{budget}"})
+        outputs["method_violins"] = figure(
+            directory("results/figures/method_violins"), "method_violins", "Simulation: methods",
+            patterns=["{problem}.png"], labels={"setting": "{problem}"})
+    if REAL_PROBLEMS:
+        outputs["real_comparison"] = figure(
+            directory("results/figures/real_comparison"), "real_comparison", "Real data: methods",
+            patterns=["{problem}.png"], labels={"problem": "{problem}"})
+        outputs["mean_ranks"] = figure("results/figures/mean_ranks.png", "mean_ranks",
+                                       "Real data: methods", labels={"problem": "all (mean rank)"})
+    if REAL_PROBLEMS or CORRELATED_SETTINGS:
+        outputs["correlations"] = figure("results/figures/feature_correlations.png",
+                                         "feature_correlations", "Data")
+    return outputs
+
+
+def figure_arguments(wildcards, input, output):
+    arguments = ["--runs", input.runs, "--summary", input.summary]
+    if input.real_data:
+        arguments += ["--real-data", *input.real_data]
+    if input.get("design"):
+        arguments += ["--design", input.design]
+    for name, path in output.items():
+        arguments += [f"--out-{name.replace('_', '-')}", path]
+    return shlex.join(arguments)
+
+
 def final_outputs():
-    return ["results/runs.parquet", "results/summary.parquet", "results/timings.parquet"]
+    # Plain paths: the flags (directory, report) belong to the rule's outputs only.
+    return ["results/runs.parquet", "results/summary.parquet", "results/timings.parquet",
+            *(str(path) for path in figure_outputs().values())]

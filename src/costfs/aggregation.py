@@ -1,0 +1,134 @@
+"""Aggregation (RF paper, sections 3.4-3.5): strategies, Monte Carlo summaries, ranks and the
+area under the cost-accuracy Pareto curve."""
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+STRATEGY_VALUES = {"agnostic": 0.0, "simple": 1.0}
+"""Strategies that fix the BCR hyperparameter xi; `tuned` picks it by OOB error."""
+
+Z_95 = 1.959963984540054
+
+
+def choose_strategies(runs: pd.DataFrame, strategies: list[str]) -> pd.DataFrame:
+    """Rows of `runs` picked by each strategy, per (problem, rep, method, budget).
+
+    `agnostic` and `simple` take xi = 0 and xi = 1 (methods whose hyperparameter is xi);
+    `tuned` takes the grid value with the lowest OOB error (ties: lower cost, then lower value);
+    a method without a hyperparameter grid has the single strategy `fixed`.
+    """
+    keys = ["problem", "rep", "method", "budget"]
+    picked = []
+    is_xi = runs["hyperparameter"] == "xi"
+    for strategy in strategies:
+        if strategy in STRATEGY_VALUES:
+            chosen = runs[
+                is_xi & np.isclose(runs["hyperparameter_value"], STRATEGY_VALUES[strategy])
+            ]
+        elif strategy == "tuned":
+            tunable = runs[runs["hyperparameter"] != ""]
+            order = tunable.sort_values(keys + ["oob_mmce", "cost", "hyperparameter_value"])
+            chosen = order.drop_duplicates(keys, keep="first")
+        else:
+            raise ValueError(f"unknown strategy {strategy!r}")
+        picked.append(chosen.assign(strategy=strategy))
+    fixed = runs[runs["hyperparameter"] == ""]
+    picked.append(fixed.assign(strategy="fixed"))
+    return pd.concat(picked, ignore_index=True)
+
+
+def summarise(chosen: pd.DataFrame) -> pd.DataFrame:
+    """Mean MMCE, Monte Carlo SE and 95% CI, mean cost and size per (problem, budget, method,
+    strategy); for real data also the rank per (problem, budget) and the mean rank."""
+    group = ["kind", "problem", "budget", "method", "strategy"]
+    summary = (
+        chosen.groupby(group, sort=True, observed=True)
+        .agg(
+            n_runs=("test_mmce", "size"),
+            mmce_mean=("test_mmce", "mean"),
+            mmce_sd=("test_mmce", "std"),
+            oob_mmce_mean=("oob_mmce", "mean"),
+            cost_mean=("cost", "mean"),
+            n_selected_mean=("n_selected", "mean"),
+        )
+        .reset_index()
+    )
+    summary["mmce_se"] = summary["mmce_sd"].fillna(0.0) / np.sqrt(summary["n_runs"])
+    summary["ci_low"] = summary["mmce_mean"] - Z_95 * summary["mmce_se"]
+    summary["ci_high"] = summary["mmce_mean"] + Z_95 * summary["mmce_se"]
+    summary = summary.drop(columns="mmce_sd")
+    real = summary["kind"] == "real"
+    summary["rank"] = np.nan
+    summary.loc[real, "rank"] = (
+        summary[real].groupby(["problem", "budget"])["mmce_mean"].rank(method="average")
+    )
+    summary["mean_rank"] = np.nan
+    summary.loc[real, "mean_rank"] = (
+        summary[real].groupby(["method", "strategy"])["rank"].transform("mean")
+    )
+    return summary
+
+
+def pareto_front(costs: Sequence[float], errors: Sequence[float]) -> pd.DataFrame:
+    """The non-dominated points, by increasing cost: each is strictly better than every cheaper
+    point (a model schedule in the msB paper's sense)."""
+    points = pd.DataFrame({"cost": np.asarray(costs, float), "error": np.asarray(errors, float)})
+    points = points.sort_values(["cost", "error"], kind="stable")
+    previous_best = points["error"].cummin().shift(fill_value=np.inf)
+    return points[points["error"] < previous_best].reset_index(drop=True)
+
+
+def area_under_pareto_curve(
+    costs: Sequence[float], errors: Sequence[float], max_cost: float | None = None
+) -> float:
+    """Area under the Pareto staircase of error against cost, normalised to [0, 1]; lower is
+    better.
+
+    The staircase is e(c) = min{error_i : cost_i <= c}, the best error affordable with budget c,
+    and e(c) = 1 where no point is affordable. The area over [0, max_cost] is divided by
+    max_cost (default: the largest cost). This is the msB paper's AUP (area under the accuracy
+    staircase, cost normalised to the unit interval) stated for errors: it equals 1 - AUP of
+    accuracy = 1 - error. Points costlier than max_cost do not count.
+    """
+    front = pareto_front(costs, errors)
+    if max_cost is None:
+        max_cost = float(front["cost"].max()) if len(front) else 0.0
+    if max_cost <= 0:
+        raise ValueError(f"max_cost must be positive, got {max_cost}")
+    front = front[front["cost"] <= max_cost]
+    steps = np.concatenate([[0.0], front["cost"].to_numpy(), [max_cost]])
+    levels = np.concatenate([[1.0], front["error"].to_numpy()])
+    return float(np.sum(np.diff(steps) * levels) / max_cost)
+
+
+def pareto_areas(
+    runs: pd.DataFrame, strategies: Sequence[str] = ("agnostic", "simple", "tuned")
+) -> pd.DataFrame:
+    """AUP of test MMCE against selected cost per (kind, problem, method, strategy): one
+    staircase per rep through its chosen sets at all budgets, cost normalised by the problem's
+    largest budget (so methods compare within a problem); mean over reps with Monte Carlo SE.
+    One row per (kind, problem, method, strategy), to merge into the summary on those keys."""
+    chosen = choose_strategies(runs, list(strategies))
+    largest_budget = chosen.groupby("problem")["budget"].transform("max")
+    keys = ["kind", "problem", "method", "strategy"]
+    per_rep = (
+        chosen.assign(max_cost=largest_budget)
+        .groupby([*keys, "rep"], sort=True)
+        .apply(
+            lambda run: area_under_pareto_curve(
+                run["cost"], run["test_mmce"], run["max_cost"].iloc[0]
+            ),
+            include_groups=False,
+        )
+        .rename("aup")
+        .reset_index()
+    )
+    areas = (
+        per_rep.groupby(keys, sort=True)
+        .agg(n_runs=("aup", "size"), aup_mean=("aup", "mean"), aup_sd=("aup", "std"))
+        .reset_index()
+    )
+    areas["aup_se"] = areas.pop("aup_sd").fillna(0.0) / np.sqrt(areas["n_runs"])
+    return areas

@@ -1,0 +1,207 @@
+import matplotlib.image
+import numpy as np
+import pandas as pd
+import pytest
+
+from costfs import aggregation, figures
+from costfs.aggregation import choose_strategies, summarise
+
+BUDGETS = (1, 5)
+XI_GRID = (0.0, 0.5, 1.0, 2.0)
+
+
+@pytest.fixture(scope="module")
+def runs() -> pd.DataFrame:
+    """A small study: two settings and one real problem, two xi methods, one method with another
+    hyperparameter and one without; the error is lowest near xi = 1 and falls with the budget."""
+    rng = np.random.default_rng(7)
+    methods = {"auc": "xi", "pfi": "xi", "msb": "alpha", "boruta": ""}
+    rows = []
+    for problem, kind in (("A", "simulated"), ("D", "simulated"), ("wdbc", "real")):
+        for rep in range(1, 7):
+            for offset, (method, hyperparameter) in enumerate(methods.items()):
+                grid = {"xi": XI_GRID, "alpha": (0.1, 1.0), "": (np.nan,)}[hyperparameter]
+                for value in grid:
+                    for budget in BUDGETS:
+                        shape = 0.0 if hyperparameter != "xi" else 0.03 * (value - 1.0) ** 2
+                        error = 0.25 / np.sqrt(budget) + 0.01 * offset + shape
+                        rows.append(
+                            {
+                                "problem": problem,
+                                "kind": kind,
+                                "dataset": problem,
+                                "rep": rep,
+                                "method": method,
+                                "hyperparameter": hyperparameter,
+                                "hyperparameter_value": value,
+                                "budget": budget,
+                                "features": [0, 1],
+                                "n_selected": 2,
+                                "cost": budget * rng.uniform(0.7, 1.0),
+                                "oob_mmce": error + rng.normal(0.0, 0.01),
+                                "test_mmce": error + rng.normal(0.0, 0.01),
+                                "engine": "sklearn",
+                            }
+                        )
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def summary(runs) -> pd.DataFrame:
+    return summarise(choose_strategies(runs, ["agnostic", "simple", "tuned"]))
+
+
+def assert_readable_image(path, min_bytes=10_000):
+    assert path.stat().st_size > min_bytes
+    pixels = matplotlib.image.imread(path)
+    height, width = pixels.shape[:2]
+    assert height > 200 and width > 300
+    assert np.ptp(pixels[..., :3]) > 0.5, "the image is (nearly) a single colour"
+
+
+def save(figure, path):
+    figure.savefig(path, dpi=80)
+    return path
+
+
+def test_every_figure_is_written_as_a_readable_image(runs, summary, tmp_path, rng):
+    sigma = np.eye(12)
+    sigma[:4, :4] = 0.6
+    np.fill_diagonal(sigma, 1.0)
+    correlated = rng.normal(size=(80, 6)) @ rng.normal(size=(6, 6))
+    made = [
+        save(figures.xi_curve_figure(runs, "D", 5), tmp_path / "xi_curves.png"),
+        save(figures.method_violin_figure(runs, "A"), tmp_path / "violins.png"),
+        save(
+            figures.feature_correlation_figure({"toy": correlated}, sigma),
+            tmp_path / "correlations.png",
+        ),
+        save(figures.real_comparison_figure(summary, "wdbc"), tmp_path / "real.png"),
+        save(figures.mean_rank_figure(summary), tmp_path / "ranks.png"),
+        save(
+            figures.cost_accuracy_figure(
+                summary,
+                {
+                    "A": pd.DataFrame(
+                        {"cost": [0.5, 1.0, 3.0, 6.0], "oob_mmce": [0.4, 0.3, 0.2, 0.1]}
+                    )
+                },
+            ),
+            tmp_path / "cost_accuracy.png",
+        ),
+    ]
+    for path in made:
+        assert_readable_image(path)
+
+
+def test_xi_curves_need_a_method_with_hyperparameter_xi(runs):
+    with pytest.raises(ValueError, match="xi"):
+        figures.xi_curve_figure(runs[runs["method"] == "boruta"], "A", 1)
+
+
+def test_every_method_keeps_its_colour_and_baselines_are_lighter():
+    assert figures.method_colour("pfi") == figures.method_colour("pfi", "fixed")
+    assert np.mean(figures.method_colour("pfi", "agnostic")) > np.mean(figures.method_colour("pfi"))
+    assert figures.method_colour("not_yet_a_method") == figures.method_colour("not_yet_a_method")
+    colours = {figures.method_colour(method) for method in figures.METHOD_COLOURS}
+    assert len(colours) == len(figures.METHOD_COLOURS)
+    assert figures.method_label("auc", "agnostic") == "auc-0"
+    assert figures.method_label("boruta", "fixed") == "boruta"
+
+
+def test_absolute_correlations_of_the_simulated_matrix_with_and_without_zeros():
+    sigma = np.array([[1.0, -0.5, 0.0], [-0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    correlations = figures.absolute_correlations({}, sigma)
+    by_name = correlations.groupby("data")["correlation"].apply(sorted)
+    assert by_name["Simulated (all)"] == [0.0, 0.0, 0.5]
+    assert by_name["Simulated (> 0)"] == [0.5]
+
+
+def test_constant_columns_are_left_out_of_the_correlations():
+    X = np.column_stack([np.arange(5.0), np.arange(5.0) ** 2, np.ones(5)])
+    correlations = figures.absolute_correlations({"toy": X})
+    assert len(correlations) == 1
+    assert correlations["correlation"].iloc[0] == pytest.approx(np.corrcoef(X[:, 0], X[:, 1])[0, 1])
+
+
+def test_area_under_a_known_staircase():
+    # Best error affordable: 1 on [0, 1), 0.4 on [1, 2), 0.3 on [2, 4), 0.2 on [4, 5]; the point
+    # (3, 0.35) is dominated by (2, 0.3) and the point at cost 6 lies beyond max_cost.
+    costs = [2.0, 1.0, 4.0, 3.0, 6.0]
+    errors = [0.3, 0.4, 0.2, 0.35, 0.0]
+    area = aggregation.area_under_pareto_curve(costs, errors, max_cost=5.0)
+    assert area == pytest.approx((1 * 1.0 + 1 * 0.4 + 2 * 0.3 + 1 * 0.2) / 5)
+
+
+def test_area_defaults_to_the_largest_cost_and_is_one_minus_the_accuracy_area():
+    area = aggregation.area_under_pareto_curve([1.0, 2.0], [0.5, 0.25])
+    assert area == pytest.approx((1 * 1.0 + 1 * 0.5) / 2)
+    accuracy_area = (1 * 0.0 + 1 * 0.5) / 2
+    assert area == pytest.approx(1 - accuracy_area)
+
+
+def test_area_needs_a_positive_cost_range():
+    with pytest.raises(ValueError, match="max_cost"):
+        aggregation.area_under_pareto_curve([0.0], [0.5])
+
+
+def test_pareto_front_keeps_only_strict_improvements():
+    front = aggregation.pareto_front([3, 1, 2, 2, 5], [0.2, 0.4, 0.4, 0.3, 0.2])
+    assert front.to_dict("list") == {"cost": [1.0, 2.0, 3.0], "error": [0.4, 0.3, 0.2]}
+
+
+def test_pareto_areas_per_problem_method_and_strategy(runs):
+    areas = aggregation.pareto_areas(runs)
+    keys = ["kind", "problem", "method", "strategy"]
+    assert not areas.duplicated(keys).any()
+    assert set(areas["strategy"]) == {"agnostic", "simple", "tuned", "fixed"}
+    assert (areas["n_runs"] == 6).all()
+    assert areas["aup_mean"].between(0, 1).all()
+    # boruta has one set per (rep, budget): its staircase per rep runs through all budgets.
+    boruta = runs[(runs["problem"] == "A") & (runs["method"] == "boruta")]
+    per_rep = [
+        aggregation.area_under_pareto_curve(run["cost"], run["test_mmce"], max_cost=max(BUDGETS))
+        for _, run in boruta.groupby("rep")
+    ]
+    row = areas[(areas["problem"] == "A") & (areas["method"] == "boruta")].iloc[0]
+    assert row["aup_mean"] == pytest.approx(np.mean(per_rep))
+    assert row["aup_se"] == pytest.approx(np.std(per_rep, ddof=1) / np.sqrt(len(per_rep)))
+
+
+def test_results_table_bolds_the_lowest_mean_of_each_row():
+    summary = pd.DataFrame(
+        {
+            "kind": "real",
+            "problem": ["p", "p", "p", "p"],
+            "budget": [1, 1, 1, 1],
+            "method": ["auc", "pfi", "pfi", "boruta"],
+            "strategy": ["tuned", "tuned", "agnostic", "fixed"],
+            "mmce_mean": [0.2, 0.1, 0.05, 0.3],
+            "ci_low": [0.15, 0.08, 0.01, 0.25],
+            "ci_high": [0.25, 0.12, 0.09, 0.35],
+        }
+    )
+    table = figures.results_table(summary)
+    header, rule, row = table.strip().splitlines()
+    assert header == "| Problem | Budget | auc | pfi | boruta |"
+    # The agnostic baseline (0.05) is not part of the table, so pfi tuned is the best.
+    assert (
+        row == "| p | 1 | 0.200 [0.150, 0.250] | **0.100 [0.080, 0.120]** | 0.300 [0.250, 0.350] |"
+    )
+
+
+def test_results_table_bolds_ties_and_shows_missing_methods(summary):
+    tied = summary.copy()
+    main = tied["strategy"].isin(["tuned", "fixed"]) & (tied["problem"] == "A")
+    tied.loc[main, "mmce_mean"] = 0.1
+    lines = figures.results_table(tied[~((tied["method"] == "msb") & (tied["budget"] == 5))])
+    row = next(line for line in lines.splitlines() if line.startswith("| A | 5 |"))
+    assert row.count("**") == 2 * 3
+    assert "–" in row
+
+
+def test_pareto_area_table_marks_the_best(runs):
+    table = figures.pareto_area_table(aggregation.pareto_areas(runs))
+    rows = table.strip().splitlines()[2:]
+    assert [row.split(" | ")[0] for row in rows] == ["| A", "| D", "| wdbc"]
+    assert all("**" in row for row in rows)
