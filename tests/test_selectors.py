@@ -12,6 +12,8 @@ from costfs.validation import DataError
 SELECTORS = [
     lambda costs: costs_selector(costfs.AUCFilter, costs),
     lambda costs: costs_selector(costfs.PermutationImportanceFilter, costs, n_trees=40),
+    lambda costs: costs_selector(costfs.ShallowTreeSelector, costs, trees_per_depth=20),
+    lambda costs: costs_selector(costfs.FeatureLimitedTreeSelector, costs, trees_per_k=10),
 ]
 
 

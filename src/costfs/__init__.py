@@ -11,6 +11,8 @@ __version__ = "0.1.0"
 _SELECTORS = {
     "AUCFilter": "costfs.methods.auc",
     "PermutationImportanceFilter": "costfs.methods.pfi",
+    "ShallowTreeSelector": "costfs.methods.sts",
+    "FeatureLimitedTreeSelector": "costfs.methods.sts_features",
 }
 __all__ = list(_SELECTORS)
 

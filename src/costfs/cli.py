@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from costfs import aggregation, evaluation, realdata, simulate, storage
 from costfs.forest import resolve_engine
@@ -442,8 +443,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     args = _parser().parse_args(argv)
+    # A job uses the threads Snakemake gave it and no more: BLAS's own threads would compete
+    # with the other jobs (and slow the many small products of the selection steps).
     try:
-        args.function(args)
+        with threadpool_limits(limits=getattr(args, "threads", 1)):
+            args.function(args)
     except DataError as error:
         log.error("%s", error)
         return 2

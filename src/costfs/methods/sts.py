@@ -1,0 +1,383 @@
+"""Shallow Tree Selection (RF paper, section 2.1): greedy forward selection of shallow trees.
+
+A cost-free base ensemble of shallow trees is grown once per data set (`prepare`); selection
+then adds, one at a time, the tree with the best benefit-cost ratio until no tree fits the
+budget, and returns the union of the chosen trees' features.
+
+Selection works on a "prepared" ensemble: a flat dict of arrays (`pack_ensemble`) holding each
+tree's distinct features and its class votes on the training rows (-1 where the row is in-bag).
+`ensemble_selections` is the selection core shared with `sts_features`.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from costfs.bcr import BUDGET_TOLERANCE, POSITIVE_DELTA_RULES, step_ratio
+from costfs.forest import default_mtry
+from costfs.seeds import derive_seed
+from costfs.selector import CostConstrainedSelector
+from costfs.trees import grow_trees
+
+HYPERPARAMETER = "xi"
+STRATEGIES = ("agnostic", "simple", "tuned")
+
+EMPTY_ENSEMBLE_ERROR = 0.5
+"""MMCE of the empty ensemble (RF paper, equation 1)."""
+
+IN_BAG = -1
+"""Vote entry of a row that is in-bag for the tree (the tree casts no vote on it)."""
+
+
+def pack_ensemble(tree_features: list[np.ndarray], votes: np.ndarray) -> dict[str, np.ndarray]:
+    """The prepared form of a tree ensemble: flat arrays that `np.savez` stores without pickle.
+
+    `tree_features[i]` are the distinct features tree i splits on; `votes[i, r]` is its class
+    vote (0/1) on training row r, or `IN_BAG` where r is in its bootstrap sample.
+    """
+    arrays = [np.asarray(features, dtype=np.int32).ravel() for features in tree_features]
+    sizes = [array.size for array in arrays]
+    return {
+        "tree_features": np.concatenate([np.empty(0, dtype=np.int32), *arrays]),
+        "tree_feature_offsets": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+        "votes": np.asarray(votes, dtype=np.int8),
+    }
+
+
+def unpack_tree_features(prepared: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """The features of each tree of a prepared ensemble."""
+    offsets = prepared["tree_feature_offsets"]
+    return np.split(prepared["tree_features"], offsets[1:-1])
+
+
+def _features_and_votes(trees, X: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    votes = np.full((len(trees), X.shape[0]), IN_BAG, dtype=np.int8)
+    for index, grown in enumerate(trees):
+        if grown.oob_rows.size:
+            votes[index, grown.oob_rows] = grown.predict(X[grown.oob_rows])
+    return [grown.used_features() for grown in trees], votes
+
+
+def check_positive_integers(values, name: str) -> list[int]:
+    """A config list of tree depths or feature limits, as ints."""
+    values = [int(value) for value in values]
+    if not values or min(values) < 1:
+        raise ValueError(f"{name} must be a non-empty list of positive integers, got {values}")
+    return values
+
+
+def prepare(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    seed: int,
+    depths=(1, 2, 3),
+    trees_per_depth: int = 500,
+    n_jobs: int = 1,
+    **selection_parameters,
+) -> dict[str, np.ndarray]:
+    """The cost-free base ensemble: per depth 1 one stump per feature, per depth d >= 2 a
+    forest of `trees_per_depth` trees of depth d (mtry = floor(sqrt(p))), all bootstrapped.
+
+    Trees are ordered by `depths`, then by their index within the depth. The result does not
+    depend on `n_jobs`. `selection_parameters` (the rest of the method's config) are ignored.
+    """
+    X = np.asarray(X, dtype=float)
+    n_features = X.shape[1]
+    tree_features, votes = [], []
+    for depth in check_positive_integers(depths, "depths"):
+        if depth == 1:
+            columns = [np.array([feature]) for feature in range(n_features)]
+            options = dict(n_trees=n_features, max_features=None, column_sets=columns)
+        else:
+            options = dict(n_trees=int(trees_per_depth), max_features=default_mtry(n_features))
+        trees = grow_trees(
+            X, y, max_depth=depth, seed=derive_seed(seed, "depth", depth), n_jobs=n_jobs, **options
+        )
+        features, depth_votes = _features_and_votes(trees, X)
+        tree_features += features
+        votes.append(depth_votes)
+    return pack_ensemble(tree_features, np.vstack(votes))
+
+
+@dataclass(frozen=True)
+class Step:
+    """One iteration of the greedy selection."""
+
+    tree: int
+    """The tree added to the result ensemble."""
+    new_features: tuple[int, ...]
+    """Its features that were not yet paid for."""
+    added_cost: float
+    dropped: tuple[int, ...]
+    """Candidate trees removed afterwards because all their features are now paid for."""
+    error: float
+    """OOB MMCE of the result ensemble after the step."""
+
+
+class _Candidates:
+    """Per-tree matrices of the base ensemble that every step of every path reuses."""
+
+    def __init__(self, prepared: dict[str, np.ndarray], y: np.ndarray, costs: np.ndarray):
+        votes = np.asarray(prepared["votes"])
+        y = np.asarray(y)
+        if votes.ndim != 2 or votes.shape[1] != y.size:
+            raise ValueError(
+                f"the prepared ensemble has votes of shape {votes.shape}, expected one column "
+                f"per training row ({y.size})"
+            )
+        if not np.isin(y, (0, 1)).all():
+            raise ValueError("labels must be 0/1")
+        voted = votes != IN_BAG
+        correct = voted & (votes == y)
+        wrong = voted & ~correct
+        self.n_rows = y.size
+        self.costs = np.asarray(costs, dtype=float)
+        self.margin_change = correct.astype(np.int8) - wrong.astype(np.int8)
+        # One product with [wrong | correct] counts, for all trees at once, the rows a tree
+        # would flip: a wrong vote breaks a row won by one vote, a correct vote wins a tied row.
+        self.flip_counts = np.hstack([wrong, correct]).astype(np.float32)
+        self.feature_mask = self._feature_mask(prepared, self.costs.size)
+        self.mask_weights = self.feature_mask.astype(float)
+        self.own_cost = self.mask_weights @ self.costs
+
+    @staticmethod
+    def _feature_mask(prepared: dict[str, np.ndarray], n_features: int) -> np.ndarray:
+        features = unpack_tree_features(prepared)
+        flat = np.asarray(prepared["tree_features"], dtype=np.int64)
+        if flat.size and (flat.min() < 0 or flat.max() >= n_features):
+            raise ValueError(
+                f"the prepared ensemble uses feature {flat.max()}, but there are only "
+                f"{n_features} costs"
+            )
+        mask = np.zeros((len(features), n_features), dtype=bool)
+        mask[np.repeat(np.arange(len(features)), [f.size for f in features]), flat] = True
+        return mask
+
+    def added_costs(self, unpaid: np.ndarray) -> np.ndarray:
+        return self.mask_weights @ (self.costs * unpaid)
+
+    def errors_after(self, margins: np.ndarray) -> np.ndarray:
+        """Misclassified rows of the result ensemble if each tree were added to it."""
+        flips = np.concatenate([margins == 1, margins == 0]).astype(np.float32)
+        flips[self.n_rows :] *= -1
+        changes = (self.flip_counts @ flips).astype(float)
+        return np.count_nonzero(margins <= 0) + changes
+
+
+@dataclass
+class _PathState:
+    """A result ensemble under construction."""
+
+    margins: np.ndarray
+    """Per row: votes of the ensemble for the true class minus votes for the other class."""
+    unpaid: np.ndarray
+    alive: np.ndarray
+    """Trees that are still candidates."""
+    spent: float = 0.0
+    steps: list[Step] = field(default_factory=list)
+
+    def copy(self) -> "_PathState":
+        return _PathState(
+            self.margins.copy(), self.unpaid.copy(), self.alive.copy(), self.spent, list(self.steps)
+        )
+
+    def error(self) -> float:
+        if not self.steps:
+            return EMPTY_ENSEMBLE_ERROR
+        return float(np.mean(self.margins <= 0))
+
+
+def _start(candidates: _Candidates, largest_budget: float) -> _PathState:
+    # A tree without features costs nothing (cost-free candidates leave the pool), and one
+    # dearer than the budget can never fit.
+    alive = candidates.feature_mask.any(axis=1)
+    alive &= candidates.own_cost <= largest_budget + BUDGET_TOLERANCE
+    return _PathState(
+        margins=np.zeros(candidates.n_rows, dtype=np.int32),
+        unpaid=np.ones(candidates.costs.size, dtype=bool),
+        alive=alive,
+    )
+
+
+def _next_trees(
+    candidates: _Candidates,
+    state: _PathState,
+    budgets: np.ndarray,
+    xi: float,
+    positive_delta: str,
+) -> np.ndarray:
+    """The tree each budget adds next (-1: none fits): minimal BCR, then lower added cost,
+    then lower index.
+
+    Eligible sets grow with the budget, so the budgets that can afford the overall best tree
+    all take it, and only the smaller ones need to look further down the ranking.
+    """
+    added = candidates.added_costs(state.unpaid)
+    remaining = budgets - state.spent + BUDGET_TOLERANCE
+    eligible = np.flatnonzero(state.alive & (added <= remaining.max()))
+    if eligible.size == 0:
+        return np.full(budgets.size, -1)
+    errors = candidates.errors_after(state.margins)[eligible]
+    delta = errors / candidates.n_rows - state.error()
+    ratio = step_ratio(delta, added[eligible], xi, positive_delta)
+    ranking = eligible[np.lexsort((eligible, added[eligible], ratio))]
+    fits = added[ranking] <= remaining[:, None]
+    return np.where(fits.any(axis=1), ranking[fits.argmax(axis=1)], -1)
+
+
+def _add_tree(candidates: _Candidates, state: _PathState, tree: int) -> None:
+    new_features = np.flatnonzero(candidates.feature_mask[tree] & state.unpaid)
+    added_cost = float(candidates.costs[new_features].sum())
+    state.margins += candidates.margin_change[tree]
+    state.unpaid[new_features] = False
+    state.spent += added_cost
+    state.alive[tree] = False
+    cost_free = state.alive & (candidates.mask_weights @ state.unpaid == 0)
+    state.alive &= ~cost_free
+    state.steps.append(
+        Step(
+            tree=tree,
+            new_features=tuple(new_features.tolist()),
+            added_cost=added_cost,
+            dropped=tuple(np.flatnonzero(cost_free).tolist()),
+            error=float(np.mean(state.margins <= 0)),
+        )
+    )
+
+
+def _paths(
+    candidates: _Candidates, budgets: np.ndarray, xi: float, positive_delta: str
+) -> list[list[Step]]:
+    """The selection path of every budget. Budgets share one path until they choose different
+    trees; then the path branches."""
+    paths: list[list[Step]] = [[] for _ in budgets]
+    if not paths:
+        return paths
+    pending = [(_start(candidates, budgets.max()), np.argsort(budgets, kind="stable"))]
+    while pending:
+        state, group = pending.pop()
+        choices = _next_trees(candidates, state, budgets[group], xi, positive_delta)
+        for index in group[choices < 0]:
+            paths[index] = list(state.steps)
+        trees = np.unique(choices[choices >= 0])
+        for position, tree in enumerate(trees):
+            # The last branch continues in `state`, after the others have copied it.
+            branch = state.copy() if position < trees.size - 1 else state
+            _add_tree(candidates, branch, int(tree))
+            pending.append((branch, group[choices == tree]))
+    return paths
+
+
+def _single_threaded_blas():
+    # The matrix-vector products of a step are small: threaded BLAS only adds overhead, and is
+    # 10-100x slower than one thread when the cores are busy with other jobs.
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _check_positive_delta(positive_delta: str) -> None:
+    if positive_delta not in POSITIVE_DELTA_RULES:
+        raise ValueError(
+            f"positive_delta must be one of {POSITIVE_DELTA_RULES}, got {positive_delta!r}"
+        )
+
+
+def selection_paths(
+    prepared: dict[str, np.ndarray],
+    y: np.ndarray,
+    costs: np.ndarray,
+    budgets: list[float],
+    grid: list[float],
+    positive_delta: str = "multiply",
+) -> list[list[list[Step]]]:
+    """The greedy forward tree selection (RF paper, section 2.1.2): `paths[i][j]` is the path
+    for `grid[i]` (xi) and `budgets[j]`.
+
+    Each step adds the candidate tree with the minimal BCR (Δ = change of the ensemble's OOB
+    MMCE, Δc = cost of the tree's unpaid features) among those that fit the remaining budget,
+    then drops the candidates that became cost-free; the path ends when no candidate fits.
+    """
+    _check_positive_delta(positive_delta)
+    candidates = _Candidates(prepared, y, costs)
+    budget_array = np.asarray(budgets, dtype=float)
+    with _single_threaded_blas():
+        return [_paths(candidates, budget_array, float(xi), positive_delta) for xi in grid]
+
+
+def path_features(path: list[Step]) -> np.ndarray:
+    """The union of the features of a path's trees, sorted."""
+    return np.sort(np.asarray([f for step in path for f in step.new_features], dtype=int))
+
+
+def ensemble_selections(
+    prepared: dict[str, np.ndarray],
+    y: np.ndarray,
+    costs: np.ndarray,
+    budgets: list[float],
+    grid: list[float],
+    positive_delta: str = "multiply",
+) -> list[dict]:
+    """The selection of every (xi, budget) from a prepared tree ensemble: a `select`'s records."""
+    paths = selection_paths(prepared, y, costs, budgets, grid, positive_delta)
+    return [
+        {"value": xi, "budget": budget, "features": path_features(path)}
+        for xi, xi_paths in zip(grid, paths, strict=True)
+        for budget, path in zip(budgets, xi_paths, strict=True)
+    ]
+
+
+def select(
+    X,
+    y,
+    costs,
+    budgets,
+    grid,
+    *,
+    prepared: dict | None,
+    seed: int,
+    positive_delta: str = "multiply",
+    **ensemble_parameters,
+) -> list[dict]:
+    """STS for every (xi, budget); `ensemble_parameters` (depths, trees_per_depth, n_jobs)
+    only matter when no `prepared` ensemble is given and it has to be grown here."""
+    if prepared is None:
+        prepared = prepare(X, y, seed=seed, **ensemble_parameters)
+    return ensemble_selections(prepared, y, costs, budgets, grid, positive_delta)
+
+
+class ShallowTreeSelector(CostConstrainedSelector):
+    """Cost-constrained Shallow Tree Selection (STS).
+
+    Parameters: `feature_costs` (one positive cost per column), `budget` (maximal summed
+    cost), `xi` (benefit-cost trade-off; 0 ignores costs except as the constraint), `depths`
+    of the base ensemble's trees ((1, 2, 3); depth 1 is one stump per feature),
+    `trees_per_depth` for each depth >= 2 (500), `positive_delta` (how the BCR treats a step
+    that does not lower the error: "multiply" by the cost^xi, or the paper's literal "divide"),
+    `random_state` seeds the base ensemble, `precomputed` (a `prepare` result on the same data)
+    skips growing it, `n_jobs` threads grow the trees (the result does not depend on it).
+    """
+
+    _method_name = "sts"
+
+    def __init__(
+        self,
+        feature_costs=None,
+        budget=1.0,
+        xi=1.0,
+        depths=(1, 2, 3),
+        trees_per_depth=500,
+        positive_delta="multiply",
+        random_state=None,
+        precomputed=None,
+        n_jobs=1,
+    ):
+        self.feature_costs = feature_costs
+        self.budget = budget
+        self.xi = xi
+        self.depths = depths
+        self.trees_per_depth = trees_per_depth
+        self.positive_delta = positive_delta
+        self.random_state = random_state
+        self.precomputed = precomputed
+        self.n_jobs = n_jobs

@@ -1,0 +1,350 @@
+import io
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.tree import DecisionTreeClassifier
+
+from costfs.bcr import BUDGET_TOLERANCE, step_ratio
+from costfs.methods import load_method, sts, sts_features
+from costfs.methods.sts import pack_ensemble, path_features, selection_paths, unpack_tree_features
+
+# A worked example in the manner of the RF paper's Fig. 1: six features, trees A-F (A-C stumps,
+# D-F of depth 2). Votes per row: "c" correct, "w" wrong, "-" in-bag (no vote).
+FIG1_Y = np.array([1, 1, 1, 1, 1, 0, 0, 0, 0, 0])
+FIG1_TREES = {
+    "A": ([0], "cccccc----"),
+    "B": ([2], "ccccc-----"),
+    "C": ([5], "cccccc----"),
+    "D": ([0, 1], "cccccccc--"),
+    "E": ([1, 3], "cccccw-cc-"),
+    "F": ([3, 4], "----cccccc"),
+}
+FIG1_COSTS = np.array([0.3, 0.2, 0.3, 0.3, 0.2, 0.2])
+A, B, C, D, E, F = range(6)
+
+
+def votes_from_pattern(pattern: str, y: np.ndarray) -> np.ndarray:
+    code = {"c": y, "w": 1 - y, "-": np.full(y.size, sts.IN_BAG)}
+    return np.array([code[mark][row] for row, mark in enumerate(pattern)])
+
+
+def fig1_ensemble() -> dict:
+    features = [features for features, _ in FIG1_TREES.values()]
+    votes = np.array([votes_from_pattern(pattern, FIG1_Y) for _, pattern in FIG1_TREES.values()])
+    return pack_ensemble(features, votes)
+
+
+def paths_for(prepared, y, costs, budgets, xi, positive_delta="multiply"):
+    (paths,) = selection_paths(prepared, y, costs, budgets, [xi], positive_delta)
+    return paths
+
+
+def test_fig1_example_step_by_step():
+    # xi = 1, budget 1.4. BCR = delta / added cost (all deltas below are <= 0).
+    # Step 1 (MMCE(empty) = 0.5; a tree's MMCE alone = 1 - correct votes / 10):
+    #   A -0.1/0.3, B 0, C -0.1/0.2, D -0.3/0.5 = -0.6, E -0.2/0.5, F -0.1/0.5 -> D; then A
+    #   (feature 0) is paid for and dropped. Error 0.2 (rows 8, 9 have no vote).
+    # Step 2: B 0, C 0 (no vote on rows 8, 9), E (+1 row 5, -1 row 8) 0, F -0.2/0.5 -> F;
+    #   E (features 1, 3) is dropped. Error 0.
+    # Step 3: remaining 0.4; B and C change nothing (BCR 0): the cheaper C wins the tie, although
+    #   B has the lower index. B (0.3) no longer fits the remaining 0.2: the path ends.
+    # Budget 0.5 takes D as well and then has nothing left.
+    wide, narrow = paths_for(fig1_ensemble(), FIG1_Y, FIG1_COSTS, [1.4, 0.5], xi=1.0)
+    assert [step.tree for step in wide] == [D, F, C]
+    assert [step.dropped for step in wide] == [(A,), (E,), ()]
+    assert [step.new_features for step in wide] == [(0, 1), (3, 4), (5,)]
+    assert [step.added_cost for step in wide] == pytest.approx([0.5, 0.5, 0.2])
+    assert [step.error for step in wide] == pytest.approx([0.2, 0.0, 0.0])
+    assert list(path_features(wide)) == [0, 1, 3, 4, 5]
+    assert [step.tree for step in narrow] == [D]
+    assert list(path_features(narrow)) == [0, 1]
+
+
+def test_fig1_records_of_select():
+    records = sts.select(
+        None, FIG1_Y, FIG1_COSTS, [1.4, 0.1], [0.0, 1.0], prepared=fig1_ensemble(), seed=0
+    )
+    assert [(r["value"], r["budget"]) for r in records] == [
+        (0.0, 1.4),
+        (0.0, 0.1),
+        (1.0, 1.4),
+        (1.0, 0.1),
+    ]
+    assert list(records[2]["features"]) == [0, 1, 3, 4, 5]
+    assert records[3]["features"].size == 0
+
+
+def ensemble_error(votes: np.ndarray, y: np.ndarray, trees: list[int]) -> float:
+    if not trees:
+        return sts.EMPTY_ENSEMBLE_ERROR
+    ones = (votes[trees] == 1).sum(axis=0)
+    zeros = (votes[trees] == 0).sum(axis=0)
+    return float(np.mean(~np.where(y == 1, ones > zeros, zeros > ones)))
+
+
+def reference_path(features, votes, y, costs, budget, xi, positive_delta):
+    """STS spelled out naively: one candidate at a time, majority votes recounted."""
+    chosen, paid, spent = [], set(), 0.0
+    pool = [t for t, f in enumerate(features) if f and costs[f].sum() <= budget]
+    while True:
+        options = []
+        for tree in pool:
+            added = costs[sorted(set(features[tree]) - paid)].sum()
+            if added > budget - spent + BUDGET_TOLERANCE:
+                continue
+            delta = ensemble_error(votes, y, chosen + [tree]) - ensemble_error(votes, y, chosen)
+            ratio = step_ratio(np.array([delta]), np.array([added]), xi, positive_delta)[0]
+            options.append((ratio, added, tree))
+        if not options:
+            return chosen
+        _, added, tree = min(options)
+        chosen.append(tree)
+        paid |= set(features[tree])
+        spent += added
+        pool = [t for t in pool if t != tree and set(features[t]) - paid]
+
+
+def random_ensemble(rng, n_trees=30, n_features=8, n_rows=40):
+    y = rng.integers(0, 2, size=n_rows)
+    features = [
+        sorted(rng.choice(n_features, size=rng.integers(1, 4), replace=False).tolist())
+        for _ in range(n_trees - 1)
+    ] + [[]]  # a tree that never split
+    correct = rng.random((n_trees, n_rows)) < 0.65
+    votes = np.where(correct, y, 1 - y)
+    votes[rng.random((n_trees, n_rows)) < 0.4] = sts.IN_BAG
+    # Costs in eighths add up exactly in any order, so ties are real ties in both versions.
+    costs = rng.integers(1, 9, size=n_features) / 8
+    return features, votes, y, costs
+
+
+@pytest.mark.parametrize("positive_delta", ["multiply", "divide"])
+def test_matches_a_naive_implementation_and_keeps_the_budget(positive_delta):
+    rng = np.random.default_rng(7)
+    budgets = [0.5, 1.0, 2.0, 3.5]
+    grid = [0.0, 0.5, 1.0, 2.0]
+    for _ in range(8):
+        features, votes, y, costs = random_ensemble(rng)
+        prepared = pack_ensemble(features, votes)
+        paths = selection_paths(prepared, y, costs, budgets, grid, positive_delta)
+        for xi, xi_paths in zip(grid, paths, strict=True):
+            for budget, path in zip(budgets, xi_paths, strict=True):
+                expected = reference_path(features, votes, y, costs, budget, xi, positive_delta)
+                assert [step.tree for step in path] == expected
+                assert costs[path_features(path)].sum() <= budget + BUDGET_TOLERANCE
+                assert len(features) - 1 not in expected
+
+
+def test_budget_below_every_tree_selects_nothing():
+    paths = selection_paths(fig1_ensemble(), FIG1_Y, FIG1_COSTS, [0.15], [0.0, 1.0, 3.0])
+    assert paths == [[[]], [[]], [[]]]
+    records = sts.select(None, FIG1_Y, FIG1_COSTS, [0.15], [1.0], prepared=fig1_ensemble(), seed=0)
+    assert records[0]["features"].size == 0
+
+
+def test_xi_zero_ignores_costs_except_as_constraint():
+    y = np.array([1, 1, 1, 1, 0, 0, 0, 0])
+    votes = np.array([votes_from_pattern("cccccc--", y), votes_from_pattern("ccccc---", y)])
+    prepared = pack_ensemble([[0], [1]], votes)
+    costs = np.array([1.0, 0.1])
+    # Alone, tree 0 has MMCE 0.25 (delta -0.25), the cheap tree 1 MMCE 0.375 (delta -0.125).
+    (agnostic,) = paths_for(prepared, y, costs, [2.0], xi=0.0)
+    (simple,) = paths_for(prepared, y, costs, [2.0], xi=1.0)
+    assert agnostic[0].tree == 0
+    assert simple[0].tree == 1
+    # ... but the budget still binds.
+    (tight,) = paths_for(prepared, y, costs, [0.5], xi=0.0)
+    assert [step.tree for step in tight] == [1]
+    # On random ensembles every xi = 0 step takes a tree of minimal delta among those that fit.
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        features, votes, y, costs = random_ensemble(rng)
+        (path,) = paths_for(pack_ensemble(features, votes), y, costs, [2.0], xi=0.0)
+        chosen, paid, spent = [], set(), 0.0
+        for step in path:
+            fits = [
+                tree
+                for tree, f in enumerate(features)
+                if set(f) - paid
+                and costs[sorted(set(f) - paid)].sum() <= 2.0 - spent + BUDGET_TOLERANCE
+            ]
+            best = min(ensemble_error(votes, y, chosen + [tree]) for tree in fits)
+            assert ensemble_error(votes, y, chosen + [step.tree]) == best
+            chosen.append(step.tree)
+            paid |= set(features[step.tree])
+            spent += step.added_cost
+
+
+def test_positive_delta_rules():
+    # No tree beats MMCE(empty) = 0.5 alone: every first step has delta > 0.
+    y = np.array([1, 1, 1, 1, 0, 0, 0, 0])
+    votes = np.array([votes_from_pattern("ccc-----", y)] * 2)
+    prepared = pack_ensemble([[0], [1]], votes)
+    costs = np.array([0.2, 0.8])
+    (cheap,) = paths_for(prepared, y, costs, [0.9], xi=1.0, positive_delta="multiply")
+    (dear,) = paths_for(prepared, y, costs, [0.9], xi=1.0, positive_delta="divide")
+    assert [step.tree for step in cheap] == [0]
+    assert [step.tree for step in dear] == [1]
+    with pytest.raises(ValueError, match="positive_delta"):
+        paths_for(prepared, y, costs, [0.9], xi=1.0, positive_delta="square")
+
+
+def test_prepared_ensemble_must_match_the_data():
+    with pytest.raises(ValueError, match="one column per training row"):
+        paths_for(fig1_ensemble(), FIG1_Y[:-1], FIG1_COSTS, [1.0], xi=1.0)
+    with pytest.raises(ValueError, match="only 4 costs"):
+        paths_for(fig1_ensemble(), FIG1_Y, FIG1_COSTS[:4], [1.0], xi=1.0)
+
+
+@pytest.fixture
+def problem(rng):
+    X = rng.normal(size=(120, 7))
+    y = (X[:, 0] + 0.7 * X[:, 3] + rng.normal(scale=0.7, size=120) > 0).astype(int)
+    costs = np.array([0.4, 0.3, 0.3, 0.5, 0.2, 0.9, 0.6])
+    return X, y, costs
+
+
+def saved_and_loaded(arrays: dict) -> dict:
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    buffer.seek(0)
+    with np.load(buffer, allow_pickle=False) as stored:
+        return {name: stored[name] for name in stored.files}
+
+
+def test_prepare_builds_the_base_ensemble(problem):
+    X, y, _ = problem
+    prepared = sts.prepare(X, y, seed=1, depths=[1, 2, 3], trees_per_depth=12)
+    features = unpack_tree_features(prepared)
+    assert len(features) == 7 + 12 + 12
+    assert all(set(f) <= {j} for j, f in enumerate(features[:7]))
+    assert max(len(f) for f in features[7:19]) <= 3
+    assert max(len(f) for f in features[19:]) <= 7
+    votes = prepared["votes"]
+    assert votes.shape == (31, 120) and votes.dtype == np.int8
+    assert set(np.unique(votes)) <= {sts.IN_BAG, 0, 1}
+    assert 0.25 < np.mean(votes != sts.IN_BAG) < 0.5  # OOB share of a bootstrap: ~0.368
+    loaded = saved_and_loaded(prepared)
+    assert all(np.array_equal(loaded[name], prepared[name]) for name in prepared)
+
+
+def test_same_seed_same_ensemble_and_selection(problem):
+    X, y, costs = problem
+    options = dict(depths=(1, 2), trees_per_depth=15, positive_delta="multiply")
+    first = sts.prepare(X, y, seed=5, **options)
+    threaded = sts.prepare(X, y, seed=5, n_jobs=2, **options)
+    other = sts.prepare(X, y, seed=6, **options)
+    assert all(np.array_equal(first[name], threaded[name]) for name in first)
+    assert not np.array_equal(first["votes"], other["votes"])
+    selections = [
+        sts.select(X, y, costs, [1.0, 2.0], [0.0, 1.0], prepared=prepared, seed=0, **options)
+        for prepared in (first, threaded)
+    ]
+    assert all(
+        np.array_equal(a["features"], b["features"]) for a, b in zip(*selections, strict=True)
+    )
+    grown_here = sts.select(X, y, costs, [1.0, 2.0], [0.0, 1.0], prepared=None, seed=5, **options)
+    assert all(
+        np.array_equal(a["features"], b["features"])
+        for a, b in zip(selections[0], grown_here, strict=True)
+    )
+
+
+SELECTORS = [
+    lambda costs: sts.ShallowTreeSelector(
+        feature_costs=costs, budget=1.0, xi=1.0, trees_per_depth=20, random_state=0
+    ),
+    lambda costs: sts_features.FeatureLimitedTreeSelector(
+        feature_costs=costs, budget=1.0, xi=1.0, trees_per_k=15, random_state=0
+    ),
+]
+
+
+@pytest.mark.parametrize("make", SELECTORS, ids=["sts", "sts_features"])
+def test_selector_contract(make, problem):
+    X, y, costs = problem
+    selector = make(costs)
+    with pytest.raises(NotFittedError):
+        selector.get_support()
+    assert selector.fit(X, y) is selector
+    support = selector.get_support()
+    assert support.shape == (7,) and support.any()
+    assert costs[support].sum() <= 1.0 + BUDGET_TOLERANCE
+    assert selector.total_cost_ == pytest.approx(costs[support].sum())
+    assert np.array_equal(selector.transform(X), X[:, support])
+    assert np.array_equal(clone(selector).fit(X, y).get_support(), support)
+
+
+@pytest.mark.parametrize("make", SELECTORS, ids=["sts", "sts_features"])
+def test_precomputed_ensemble_is_reused_without_refitting(make, problem, monkeypatch):
+    X, y, costs = problem
+    fitted = make(costs).fit(X, y)
+    settings = [(0.5, 0.0), (2.0, 2.0)]
+    direct = [make(costs).set_params(budget=b, xi=xi).fit(X, y) for b, xi in settings]
+
+    def no_refit(*args, **kwargs):
+        raise AssertionError("the base ensemble was grown again")
+
+    monkeypatch.setattr(load_method(fitted._method_name), "prepare", no_refit)
+    for (budget, xi), expected in zip(settings, direct, strict=True):
+        reused = make(costs).set_params(budget=budget, xi=xi, precomputed=fitted.precomputed_)
+        reused.fit(X, y)
+        assert np.array_equal(reused.selected_features_, expected.selected_features_)
+        assert reused.precomputed_ is fitted.precomputed_
+
+
+def test_selector_passes_positive_delta(problem):
+    X, y, costs = problem
+    selector = sts.ShallowTreeSelector(
+        feature_costs=costs, trees_per_depth=10, positive_delta="divide", random_state=0
+    )
+    selector.fit(X, y)
+    with pytest.raises(ValueError, match="positive_delta"):
+        clone(selector).set_params(positive_delta="square").fit(X, y)
+
+
+def test_feature_limited_trees_use_at_most_k_features(rng):
+    X = rng.normal(size=(150, 12))
+    y = (X[:, :4].sum(axis=1) + rng.normal(size=150) > 0).astype(int)
+    limits = (1, 2, 3)
+    prepared = sts_features.prepare(X, y, seed=2, max_features_per_tree=limits, trees_per_k=15)
+    counts = np.array([f.size for f in unpack_tree_features(prepared)]).reshape(3, 15)
+    for k, row in zip(limits, counts, strict=True):
+        assert row.max() == k  # unlimited depth reaches the limit on noisy data
+    threaded = sts_features.prepare(
+        X, y, seed=2, max_features_per_tree=limits, trees_per_k=15, n_jobs=2
+    )
+    assert all(np.array_equal(prepared[name], threaded[name]) for name in prepared)
+
+
+def test_feature_limited_tree_on_one_feature_is_scikit_learns_tree(rng):
+    # With a single feature there is no random choice left: the numpy CART must reproduce
+    # scikit-learn's fully grown tree on the same bootstrap sample, ties in X included.
+    for seed in range(6):
+        X = np.round(rng.normal(size=(200, 1)), 1).astype(np.float32)
+        y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
+        features, oob_rows, votes = sts_features.grow_feature_limited_tree(
+            X, y, max_distinct=1, mtry=1, seed=seed
+        )
+        # The grower's bootstrap: the first draw of its generator.
+        draws = np.random.default_rng(seed).integers(0, 200, size=200)
+        weights = np.bincount(draws, minlength=200).astype(float)
+        in_bag = weights > 0
+        reference = DecisionTreeClassifier(random_state=0)
+        reference.fit(X[in_bag], y[in_bag], sample_weight=weights[in_bag])
+        assert list(features) == [0]
+        assert np.array_equal(oob_rows, np.flatnonzero(~in_bag))
+        assert np.array_equal(votes, reference.predict(X[oob_rows]))
+
+
+def test_feature_limited_select_keeps_budget(problem):
+    X, y, costs = problem
+    prepared = sts_features.prepare(X, y, seed=0, trees_per_k=10)
+    records = sts_features.select(
+        X, y, costs, [0.5, 1.0, 3.0], [0.0, 1.0], prepared=prepared, seed=0, trees_per_k=10
+    )
+    assert len(records) == 6
+    for record in records:
+        assert costs[record["features"]].sum() <= record["budget"] + BUDGET_TOLERANCE
