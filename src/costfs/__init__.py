@@ -13,6 +13,9 @@ _SELECTORS = {
     "PermutationImportanceFilter": "costfs.methods.pfi",
     "ShallowTreeSelector": "costfs.methods.sts",
     "FeatureLimitedTreeSelector": "costfs.methods.sts_features",
+    "ForwardSelector": "costfs.methods.fs",
+    "BudgetRFSelector": "costfs.methods.budget_rf",
+    "ModelScheduleSelector": "costfs.methods.msb",
 }
 __all__ = list(_SELECTORS)
 

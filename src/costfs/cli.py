@@ -154,7 +154,10 @@ def select(args) -> None:
     costs = storage.read_arrays(args.costs)["costs"]
     prepared = storage.read_arrays(args.prepared) if args.prepared else None
     started = time.perf_counter()
-    records = method.select(
+    # Methods with more to keep than the selections (BudgetRF's forests, msB's schedule) give
+    # it as arrays through `select_with_artifacts`.
+    select_function = getattr(method, "select_with_artifacts", method.select)
+    outcome = select_function(
         data["X"],
         data["y"],
         costs,
@@ -165,6 +168,8 @@ def select(args) -> None:
         n_jobs=args.threads,
         **args.params,
     )
+    records, artifacts = outcome if select_function is not method.select else (outcome, {})
+    storage.write_arrays(args.out_artifacts, artifacts)
     table = pd.DataFrame(records)
     table["features"] = [np.asarray(f, dtype=np.int32).tolist() for f in table["features"]]
     table.insert(0, "hyperparameter", method.HYPERPARAMETER or "")
@@ -203,6 +208,14 @@ def evaluate(args) -> None:
         engine,
         results["seconds"].sum(),
     )
+    if hasattr(method := load_method(args.method), "ensemble_test_metrics"):
+        # The method's own model on the test rows (BudgetRF's ensemble), besides the refit.
+        metrics = method.ensemble_test_metrics(
+            storage.read_arrays(args.artifacts), test["X"], test["y"], costs
+        )
+        selection = selection.astype({"value": float}).merge(
+            metrics, on=["value", "ensemble_trees"], how="left", validate="many_to_one"
+        )
     by_set = results.set_index("features")
     runs = selection.assign(
         problem=args.problem,
@@ -256,6 +269,19 @@ def aggregate(args) -> None:
     )
     storage.write_table(args.out_timings, timings)
     log.info("aggregated %d runs into %d summary rows", len(runs), len(summary))
+
+
+def collect_schedules(args) -> None:
+    """One table of a schedule method's model schedules (msB's cost-accuracy curves)."""
+    method = load_method(args.method)
+    tables = [
+        method.schedule_from_arrays(storage.read_arrays(path)).assign(problem=problem, rep=int(rep))
+        for problem, rep, path in args.schedule
+    ]
+    schedules = pd.concat(tables, ignore_index=True)
+    schedules["features"] = [np.asarray(f, dtype=np.int32).tolist() for f in schedules["features"]]
+    storage.write_table(args.out, schedules)
+    log.info("collected %d schedules with %d models", len(tables), len(schedules))
 
 
 def plot_figures(args) -> None:
@@ -392,6 +418,7 @@ def _parser() -> argparse.ArgumentParser:
         (["--prepared"], {}),
         (["--budgets"], {"type": _json, "required": True}),
         (["--grid"], {"type": _json, "required": True}),
+        (["--out-artifacts"], {"required": True}),
     )
     command(
         "evaluate",
@@ -405,6 +432,7 @@ def _parser() -> argparse.ArgumentParser:
         (["--dataset"], {"required": True}),
         (["--rep"], {"type": int, "required": True}),
         (["--selection"], {"required": True}),
+        (["--artifacts"], {"required": True}),
         (["--train"], {"required": True}),
         (["--test"], {"required": True}),
         (["--costs"], {"required": True}),
@@ -420,6 +448,16 @@ def _parser() -> argparse.ArgumentParser:
         (["--out-runs"], {"required": True}),
         (["--out-summary"], {"required": True}),
         (["--out-timings"], {"required": True}),
+    )
+    command(
+        "collect-schedules",
+        collect_schedules,
+        out,
+        (["--method"], {"required": True}),
+        (
+            ["--schedule"],
+            {"nargs": 3, "action": "append", "metavar": ("PROBLEM", "REP", "ARTIFACTS")},
+        ),
     )
     command(
         "figures",

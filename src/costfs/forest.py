@@ -6,6 +6,9 @@ installs, plain scikit-learn otherwise. Both are driven through the scikit-learn
 """
 
 import math
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from functools import cache
 
 import numpy as np
@@ -86,3 +89,83 @@ def forest_errors(
     model.fit(X, y)
     test = float(np.mean(model.predict(X_test) != y_test)) if with_test else math.nan
     return 1.0 - float(model.oob_score_), test
+
+
+@contextmanager
+def _one_thread_per_forest(engine: str):
+    """oneDAL's thread count is process-wide: pin it to 1 while forests are grown side by side."""
+    if engine != "sklearnex":
+        yield
+        return
+    import daal4py
+
+    previous = daal4py.num_threads()
+    daal4py.daalinit(1)
+    try:
+        yield
+    finally:
+        daal4py.daalinit(previous)
+
+
+def _oob_error(X: np.ndarray, y: np.ndarray, n_trees: int, seed: int, engine: str) -> float:
+    if X.shape[1] == 0:
+        return float(np.mean(y != majority_class(y)))
+    if engine == "sklearn":
+        return 1.0 - float(
+            random_forest(n_trees=n_trees, n_features=X.shape[1], seed=seed, engine=engine)
+            .fit(X, y)
+            .oob_score_
+        )
+    import daal4py
+
+    # daal4py drives the same oneDAL forest as sklearnex (hist splits, 256 bins, bins of >= 1
+    # row) but releases the GIL while it trains and skips sklearnex's per-fit extras (MDI
+    # importances, per-row OOB probabilities), so forests in parallel threads really overlap.
+    training = daal4py.decision_forest_classification_training(
+        nClasses=2,
+        method="hist",
+        nTrees=n_trees,
+        featuresPerNode=default_mtry(X.shape[1]),
+        minObservationsInLeafNode=1,
+        bootstrap=True,
+        observationsPerTreeFraction=1.0,
+        maxBins=256,
+        minBinSize=1,
+        varImportance="none",
+        resultsToCompute="computeOutOfBagError",
+        engine=daal4py.engines_mt2203(seed=seed),
+    )
+    result = training.compute(np.ascontiguousarray(X, dtype=float), y.astype(float).reshape(-1, 1))
+    return float(result.outOfBagError[0, 0])
+
+
+def oob_errors(
+    X: np.ndarray,
+    y: np.ndarray,
+    column_sets: Sequence[Sequence[int]],
+    *,
+    n_trees: Sequence[int],
+    seeds: Sequence[int],
+    n_jobs: int = 1,
+    engine: str = "auto",
+) -> list[float]:
+    """OOB errors of forests on column subsets of X: forest i uses X[:, column_sets[i]],
+    `n_trees[i]` trees and `seeds[i]`; an empty subset scores the training majority class.
+
+    The forests are grown `n_jobs` at a time, one thread each, which keeps many small forests
+    busier than threads inside one forest would; each error depends only on its own column set,
+    tree count and seed, never on `n_jobs`. Rows that are in-bag for every tree are left out.
+    """
+    engine = resolve_engine(engine)
+    y = np.asarray(y)
+    tasks = list(zip(column_sets, n_trees, seeds, strict=True))
+
+    def error_of(task) -> float:
+        columns, trees, seed = task
+        return _oob_error(X[:, list(columns)], y, trees, seed, engine)
+
+    with _one_thread_per_forest(engine):
+        if n_jobs == 1 or len(tasks) <= 1:
+            return [error_of(task) for task in tasks]
+        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+            return list(pool.map(error_of, tasks))

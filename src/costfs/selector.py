@@ -31,6 +31,10 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
             if name not in self._common_parameters
         }
 
+    def _grid(self) -> list:
+        """The hyperparameter values `select` gets: the selector's xi."""
+        return [self.xi]
+
     def _seed(self) -> int:
         if isinstance(self.random_state, int | np.integer):
             return int(self.random_state)
@@ -50,7 +54,7 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
             prepared = method.prepare(X, y, seed=seed, **parameters)
         self.precomputed_ = prepared
         (selection,) = method.select(
-            X, y, costs, [budget], [self.xi], prepared=prepared, seed=seed, **parameters
+            X, y, costs, [budget], self._grid(), prepared=prepared, seed=seed, **parameters
         )
         self.selected_features_ = np.asarray(selection["features"], dtype=int)
         self.total_cost_ = float(costs[self.selected_features_].sum())

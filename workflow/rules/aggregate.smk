@@ -17,3 +17,26 @@ rule aggregate_results:
         "costfs aggregate --evaluations {input.evaluations} --benchmarks {input.benchmarks}"
         " --strategies {params.strategies} --out-runs {output.runs}"
         " --out-summary {output.summary} --out-timings {output.timings} 2> {log}"
+
+
+rule collect_schedules:
+    input:
+        lambda wildcards: [
+            f"results/selection/{wildcards.method}/{problem}/rep~{rep}.artifacts.npz"
+            for problem, rep in runs(wildcards.method)
+        ],
+    output:
+        "results/schedules/{method}.parquet",
+    params:
+        schedules=lambda wildcards, input: " ".join(
+            f"--schedule {problem} {rep} {path}"
+            for (problem, rep), path in zip(runs(wildcards.method), input, strict=True)
+        ),
+        code=lambda wildcards: method_code(wildcards.method),
+    conda:
+        CONDA_ENV
+    log:
+        "logs/collect_schedules/{method}.log",
+    shell:
+        "costfs collect-schedules --method {wildcards.method} {params.schedules}"
+        " --out {output} 2> {log}"

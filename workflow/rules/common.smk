@@ -10,10 +10,11 @@ import yaml
 
 from costfs.config import ConfigError, check_config
 from costfs.methods import load_method
-from costfs.provenance import code_version
+from costfs.provenance import code_version as package_code_version
 from costfs.simulate import SETTINGS
 
 SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
+SOURCE = Path(workflow.basedir) / "src" / "costfs"
 try:
     check_config(config, yaml.safe_load(SCHEMA.read_text()))
 except ConfigError as error:
@@ -98,6 +99,13 @@ wildcard_constraints:
     rep=r"\d+",
 
 
+def code_version(*modules):
+    """Hash of the package modules a rule runs (and what they import), read from this
+    workflow's own source tree: a param of every rule, so that editing a module reruns the
+    jobs that run it and nothing else (Snakemake does not follow Python imports)."""
+    return package_code_version(*modules, root=SOURCE)
+
+
 def method_code(method):
     return code_version(f"methods/{method}.py")
 
@@ -118,10 +126,32 @@ def method_grid(method):
 
 
 def method_parameters(method):
-    """The method's config without its grid (the grid is passed on its own)."""
+    """The method's own parameters: its config without the grid (passed on its own) and
+    without the problems it runs on."""
     name = load_method(method).HYPERPARAMETER
     return {key: value for key, value in config["methods"][method].items()
-            if key != f"{name}_grid"}
+            if key not in (f"{name}_grid", "problems")}
+
+
+def method_problems(method):
+    return config["methods"][method].get("problems", list(PROBLEMS))
+
+
+def selection_threads(wildcards):
+    return 2 if getattr(load_method(wildcards.method), "PARALLEL_SELECTION", False) else 1
+
+
+def check_method_problems():
+    for method in METHODS:
+        unknown = sorted(set(method_problems(method)) - set(PROBLEMS))
+        if unknown:
+            raise WorkflowError(
+                f"config key methods.{method}.problems: unknown problem(s) "
+                f"{', '.join(unknown)}; the study's problems are {', '.join(PROBLEMS)}"
+            )
+
+
+check_method_problems()
 
 
 def as_json(value):
@@ -166,14 +196,23 @@ def selection_inputs(wildcards):
     return inputs
 
 
+def runs(method):
+    return [(problem, rep) for problem in method_problems(method) for rep in REPS]
+
+
+def schedule_methods():
+    """Methods whose selection keeps a model schedule (a cost-accuracy curve) to write out."""
+    return [method for method in METHODS if hasattr(load_method(method), "schedule_from_arrays")]
+
+
 def evaluations():
     return [f"results/evaluation/{method}/{problem}/rep~{rep}.parquet"
-            for method in METHODS for problem in PROBLEMS for rep in REPS]
+            for method in METHODS for problem, rep in runs(method)]
 
 
 def benchmarks():
     return [f"benchmarks/evaluate_selection/{method}/{problem}/rep~{rep}.tsv"
-            for method in METHODS for problem in PROBLEMS for rep in REPS]
+            for method in METHODS for problem, rep in runs(method)]
 
 
 # Which figures a study has depends on its problems: xi curves and violins need simulated
@@ -243,4 +282,5 @@ def figure_arguments(wildcards, input, output):
 def final_outputs():
     # Plain paths: the flags (directory, report) belong to the rule's outputs only.
     return ["results/runs.parquet", "results/summary.parquet", "results/timings.parquet",
-            *(str(path) for path in figure_outputs().values())]
+            *(str(path) for path in figure_outputs().values()),
+            *(f"results/schedules/{method}.parquet" for method in schedule_methods())]

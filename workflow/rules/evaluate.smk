@@ -1,6 +1,7 @@
 rule evaluate_selection:
     input:
         selection="results/selection/{method}/{problem}/rep~{rep}.parquet",
+        artifacts="results/selection/{method}/{problem}/rep~{rep}.artifacts.npz",
         training_data=lambda wildcards: training_path(PROBLEMS[wildcards.problem]["dataset"], wildcards.rep),
         test_data=lambda wildcards: test_path(wildcards.problem, wildcards.rep),
         costs="results/costs/{problem}.npz",
@@ -23,6 +24,7 @@ rule evaluate_selection:
     shell:
         "costfs evaluate --study-seed {params.seed} --method {wildcards.method}"
         " --problem {wildcards.problem} --kind {params.kind} --dataset {params.dataset}"
-        " --rep {wildcards.rep} --selection {input.selection} --train {input.training_data}"
+        " --rep {wildcards.rep} --selection {input.selection}"
+        " --artifacts {input.artifacts} --train {input.training_data}"
         " --test {input.test_data} --costs {input.costs} --n-trees {params.n_trees}"
         " --engine {params.engine} --threads {threads} --out {output} 2> {log}"

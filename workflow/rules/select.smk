@@ -24,7 +24,8 @@ rule select_features:
     input:
         unpack(selection_inputs),
     output:
-        "results/selection/{method}/{problem}/rep~{rep}.parquet",
+        selection="results/selection/{method}/{problem}/rep~{rep}.parquet",
+        artifacts="results/selection/{method}/{problem}/rep~{rep}.artifacts.npz",
     params:
         seed=config["seed"],
         dataset=lambda wildcards: PROBLEMS[wildcards.problem]["dataset"],
@@ -35,6 +36,7 @@ rule select_features:
         code=lambda wildcards: method_code(wildcards.method),
     conda:
         CONDA_ENV
+    threads: selection_threads
     log:
         "logs/select_features/{method}/{problem}/rep~{rep}.log",
     benchmark:
@@ -44,4 +46,4 @@ rule select_features:
         " --dataset {params.dataset} --rep {wildcards.rep} --data {input.training_data}"
         " --costs {input.costs} {params.prepared} --budgets {params.budgets:q}"
         " --grid {params.grid:q} --params {params.method_params:q} --threads {threads}"
-        " --out {output} 2> {log}"
+        " --out {output.selection} --out-artifacts {output.artifacts} 2> {log}"

@@ -1,0 +1,247 @@
+"""Benchmark of Random Forest forward selection (FS) on one replicate of simulated setting A.
+
+Parts (choose with --parts):
+  fit     seconds of one internal forest (OOB error only, one thread) by feature set size;
+  grid    fits and seconds for (a) xi in {0, 1} and (b) xi = 0, 0.25, ..., 3, both over the
+          budgets, all paths of each through one memo;
+  racing  exact versus racing selections over replicates: how often the sets differ, and the
+          test MMCE of both (1000-tree refit, 5000 test rows).
+
+When the grid runs with fewer trees than --full-trees, it also prints an EXTRAPOLATED time at
+--full-trees: its fits (their number depends on the paths, not on forest size) priced by the
+measured one-thread fit time per set size at --full-trees, divided by the measured speed-up of
+--n-jobs threads on such forests.
+
+Example (the full-size figures; hours on 2 cores):
+  .venv/bin/python scripts/benchmark_fs.py --n-trees 500 --n-jobs 2
+"""
+
+import argparse
+import logging
+import statistics
+import time
+
+import numpy as np
+
+from costfs.evaluation import evaluate_feature_sets
+from costfs.forest import forest_errors, oob_errors, resolve_engine
+from costfs.methods import fs
+from costfs.seeds import derive_rng, derive_seed
+from costfs.simulate import draw_design, draw_samples
+
+SETTING_A = dict(
+    n_features=200,
+    n_informative=100,
+    beta_sd=0.5,
+    beta_bound=1.0,
+    n_blocks=20,
+    cost_min=0.1,
+    cost_max=1.0,
+    cost_noise_sd=0.2,
+)
+SIMPLE_GRID = [0.0, 1.0]
+FULL_GRID = [step * 0.25 for step in range(13)]
+TIMED_SIZES = (1, 5, 10, 20, 40, 80, 160)
+
+
+def parse_arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--parts", nargs="+", default=["fit", "grid", "racing"])
+    parser.add_argument("--budgets", nargs="+", type=float, default=[1, 2, 5, 10, 30])
+    parser.add_argument("--n-trees", type=int, default=500, help="internal forests of the grid")
+    parser.add_argument("--full-trees", type=int, default=500, help="size to extrapolate to")
+    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--racing-replicates", type=int, default=3)
+    parser.add_argument("--racing-budgets", nargs="+", type=float, default=[1, 2])
+    parser.add_argument("--racing-trees", type=int, default=500)
+    parser.add_argument("--quiet", action="store_true", help="no per-step progress lines")
+    return parser.parse_args()
+
+
+def training_and_test(seed: int, replicate: int):
+    design = draw_design(derive_rng(seed, "design"), **SETTING_A)
+    X, y = draw_samples(derive_rng(seed, "train", replicate), 500, design["mu"], None)
+    X_test, y_test = draw_samples(derive_rng(seed, "test"), 5000, design["mu"], None)
+    return X, y, X_test, y_test, design["costs_independent"]
+
+
+def median_seconds(function, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def fit_seconds_by_size(X, y, n_trees: int, repeats: int) -> dict[int, float]:
+    """Median seconds of one n_trees forest (OOB error, one thread) per feature set size."""
+    return {
+        size: median_seconds(
+            lambda size=size: oob_errors(X, y, [range(size)], n_trees=[n_trees], seeds=[size]),
+            repeats,
+        )
+        for size in TIMED_SIZES
+    }
+
+
+def parallel_speed_up(X, y, n_trees: int, n_jobs: int) -> float:
+    """One-thread over n_jobs-thread seconds of a batch of 10-feature forests."""
+    count = 4 * n_jobs
+
+    def batch(jobs: int) -> None:
+        oob_errors(
+            X, y, [range(10)] * count, n_trees=[n_trees] * count, seeds=range(count), n_jobs=jobs
+        )
+
+    return median_seconds(lambda: batch(1), repeats=3) / median_seconds(lambda: batch(n_jobs), 3)
+
+
+def price(search: fs.ForwardSearch, seconds_by_size: dict[int, float]) -> float:
+    """Single-thread seconds of the search's forests, interpolated from per-size fit times."""
+    sizes = np.array(list(seconds_by_size))
+    seconds = np.array(list(seconds_by_size.values()))
+    grown = [len(features) for features, _ in search.errors if features]
+    return float(np.interp(grown, sizes, seconds).sum())
+
+
+def run_fit(X, y, args) -> None:
+    columns = X[:, :10]
+    engine = resolve_engine("auto")
+    print(f"engine: {engine}")
+    oob_only = median_seconds(
+        lambda: oob_errors(columns, y, [range(10)], n_trees=[500], seeds=[1]), repeats=10
+    )
+    full_api = median_seconds(
+        lambda: forest_errors(columns, y, n_trees=500, seed=1, n_jobs=1), repeats=10
+    )
+    print(f"one 500-tree fit on 500 x 10 with OOB error, one thread: {oob_only:.3f} s")
+    print(f"  (forest_errors, the scikit-learn API of the same engine: {full_api:.3f} s)")
+    for trees in sorted({args.n_trees, args.full_trees}):
+        by_size = fit_seconds_by_size(X, y, trees, repeats=3)
+        shown = ", ".join(f"|S|={size}: {seconds:.3f}" for size, seconds in by_size.items())
+        print(f"{trees}-tree fit seconds by set size: {shown}")
+
+
+def run_grid(X, y, costs, args) -> None:
+    reports = {}
+    for label, grid in (("(a) xi in {0, 1}", SIMPLE_GRID), ("(b) xi = 0..3 by 0.25", FULL_GRID)):
+        started = time.perf_counter()
+        search = fs.forward_paths(
+            X,
+            y,
+            costs,
+            args.budgets,
+            grid,
+            seed=derive_seed(args.seed, "fs"),
+            n_trees=args.n_trees,
+            n_jobs=args.n_jobs,
+        )
+        seconds = time.perf_counter() - started
+        reports[label] = (search, seconds)
+        lengths = {budget: [] for budget in args.budgets}
+        for (_, budget), path in search.paths.items():
+            lengths[budget].append(len(path))
+        print(
+            f"{label} x budgets {args.budgets}, {args.n_trees} trees, {args.n_jobs} threads: "
+            f"{seconds:.1f} s, {search.fits} forests grown, {search.requested} requested by the "
+            f"paths ({search.requested - search.fits} saved by the memo, "
+            f"{1 - search.fits / search.requested:.0%})"
+        )
+        print(f"  steps per path by budget: {lengths}")
+    (simple, simple_seconds), (full, full_seconds) = reports.values()
+    print(
+        f"(b) / (a): {full_seconds / simple_seconds:.2f} x time, "
+        f"{full.fits / simple.fits:.2f} x fits"
+    )
+    if args.n_trees != args.full_trees:
+        target = fit_seconds_by_size(X, y, args.full_trees, repeats=3)
+        speed_up = parallel_speed_up(X, y, args.full_trees, args.n_jobs)
+        for label, (search, _) in reports.items():
+            one_thread = price(search, target)
+            print(
+                f"EXTRAPOLATED {label} at {args.full_trees} trees: {one_thread / 60:.0f} min on "
+                f"one thread, ~{one_thread / speed_up / 60:.0f} min on {args.n_jobs} threads "
+                f"(measured speed-up {speed_up:.2f})"
+            )
+
+
+def run_racing(args) -> None:
+    differ = total = 0
+    gaps = []
+    exact_trees = racing_trees = 0
+    exact_seconds = racing_seconds = 0.0
+    for replicate in range(args.racing_replicates):
+        X, y, X_test, y_test, costs = training_and_test(args.seed, replicate)
+        selections = {}
+        for racing in (False, True):
+            started = time.perf_counter()
+            search = fs.forward_paths(
+                X,
+                y,
+                costs,
+                args.racing_budgets,
+                SIMPLE_GRID,
+                seed=derive_seed(args.seed, "fs", replicate),
+                n_trees=args.racing_trees,
+                racing=racing,
+                n_jobs=args.n_jobs,
+            )
+            if racing:
+                racing_seconds += time.perf_counter() - started
+                racing_trees += search.trees
+            else:
+                exact_seconds += time.perf_counter() - started
+                exact_trees += search.trees
+            selections[racing] = {
+                path: tuple(sorted(step.feature for step in steps))
+                for path, steps in search.paths.items()
+            }
+        refits = evaluate_feature_sets(
+            X,
+            y,
+            X_test,
+            y_test,
+            [features for chosen in selections.values() for features in chosen.values()],
+            n_trees=1000,
+            seed_parts=(args.seed, replicate),
+            n_jobs=args.n_jobs,
+        ).set_index("features")["test_mmce"]
+        for path, exact_set in selections[False].items():
+            racing_set = selections[True][path]
+            total += 1
+            differ += exact_set != racing_set
+            gap = refits[racing_set] - refits[exact_set]
+            gaps.append(gap)
+            print(
+                f"replicate {replicate}, xi={path[0]:g}, budget={path[1]:g}: test MMCE exact "
+                f"{refits[exact_set]:.4f} ({len(exact_set)} features), racing "
+                f"{refits[racing_set]:.4f} ({len(racing_set)} features)"
+                + ("" if exact_set != racing_set else ", same set")
+            )
+    print(
+        f"racing ({fs.racing_levels(args.racing_trees, True)} trees): different set in "
+        f"{differ} of {total} (xi, budget, replicate); test MMCE racing - exact: mean "
+        f"{np.mean(gaps):+.4f}, sd {np.std(gaps, ddof=1) if len(gaps) > 1 else 0:.4f}, "
+        f"max {np.max(gaps):+.4f}; trees grown racing / exact "
+        f"{racing_trees / exact_trees:.2f}, seconds {racing_seconds:.0f} / {exact_seconds:.0f}"
+    )
+
+
+def main() -> None:
+    args = parse_arguments()
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s")
+    if not args.quiet:
+        logging.getLogger("costfs").setLevel(logging.INFO)
+    X, y, _, _, costs = training_and_test(args.seed, replicate=0)
+    if "fit" in args.parts:
+        run_fit(X, y, args)
+    if "grid" in args.parts:
+        run_grid(X, y, costs, args)
+    if "racing" in args.parts:
+        run_racing(args)
+
+
+if __name__ == "__main__":
+    main()

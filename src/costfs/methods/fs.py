@@ -1,0 +1,334 @@
+"""Random Forest forward selection (RF paper, section 2.4) under a budget.
+
+Each step grows a forest on S + {j} for every feature j that still fits the budget and adds the
+one with the smallest BCR (OOB error change over c_j^xi, `costfs.bcr.step_ratio`); ties go to
+the lower cost, then the lower index. S starts empty, with the training majority class's error,
+and grows until no feature fits (no early stopping).
+
+Sharing work. A set's OOB error depends on the set only: its forest is seeded from (seed,
+sorted set). All (xi, budget) paths of one `select` call run in lockstep through one memo, so a
+forest is grown once however many paths ask for it: paths of different budgets coincide until
+a budget binds, paths of nearby xi often share their first steps, and each round's distinct
+forests are grown together, `n_jobs` at a time.
+
+Racing (`racing=True`, off by default) is successive halving over the candidates of a step.
+With `n_trees` = 500 they are first scored by 31-tree forests, the best quarter (at least
+`RACING_MIN_SURVIVORS`) by 125-tree forests, and the best quarter of those by full forests;
+only full forests decide the step and give the errors carried to the next one. Each level ranks
+by the BCR against S's own forest of that level's size, so a level's ratios are on one scale.
+Levels smaller than `RACING_MIN_TREES` are skipped; a step with few candidates goes straight to
+full forests. A step costs about a fifth of the exact one, and a candidate whose small forest
+ranks badly by chance is lost: racing can pick a different set than the exact search.
+"""
+
+import logging
+import math
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from costfs.bcr import BUDGET_TOLERANCE, POSITIVE_DELTA_RULES, step_ratio
+from costfs.forest import majority_class, oob_errors
+from costfs.seeds import derive_seed
+from costfs.selector import CostConstrainedSelector
+
+HYPERPARAMETER = "xi"
+STRATEGIES = ("agnostic", "simple", "tuned")
+PARALLEL_SELECTION = True
+"""Selection grows many small forests side by side: the workflow gives it several threads."""
+
+RACING_ETA = 4
+"""Racing keeps the best 1/RACING_ETA of a level's candidates and grows RACING_ETA x the trees."""
+RACING_LEVELS = 3
+"""Forest sizes per step when racing: n_trees / RACING_ETA**2, n_trees / RACING_ETA, n_trees."""
+RACING_MIN_TREES = 16
+"""Smaller racing levels are skipped: their OOB errors are mostly noise."""
+RACING_MIN_SURVIVORS = 4
+
+log = logging.getLogger("costfs")
+
+Evaluation = tuple[tuple[int, ...], int]
+"""A forest to grow: (sorted feature set, number of trees)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One forward step: the feature added, its cost, the new set's OOB error and the BCR."""
+
+    feature: int
+    cost: float
+    error: float
+    ratio: float
+
+
+@dataclass
+class ForwardSearch:
+    """The steps of every (xi, budget) path and the forests grown for them.
+
+    `errors` maps each evaluation (sorted feature set, n_trees) to its OOB error. `fits` and
+    `trees` count the forests grown (the empty set needs none) and their trees; `requested`
+    counts the forests that separate runs per (xi, budget), each with its own memo, would grow.
+    """
+
+    paths: dict[tuple[float, float], list[Step]] = field(default_factory=dict)
+    errors: dict[Evaluation, float] = field(default_factory=dict)
+    fits: int = 0
+    trees: int = 0
+    requested: int = 0
+
+
+def empty_set_error(y: np.ndarray) -> float:
+    """MMCE of S = {}: predicting the training majority class on the training rows."""
+    y = np.asarray(y)
+    return float(np.mean(y != majority_class(y)))
+
+
+def racing_levels(n_trees: int, racing: bool) -> list[int]:
+    """Tree counts of the successive halving levels, smallest first, ending at `n_trees`."""
+    if not racing:
+        return [n_trees]
+    smaller = [n_trees // RACING_ETA**level for level in range(RACING_LEVELS - 1, 0, -1)]
+    return [trees for trees in smaller if trees >= RACING_MIN_TREES] + [n_trees]
+
+
+def _best_first(ratios: np.ndarray, costs: np.ndarray, features: np.ndarray) -> np.ndarray:
+    """Positions by increasing BCR; ties by lower cost, then lower index."""
+    return np.lexsort((features, costs, ratios))
+
+
+class _ForwardPath:
+    """One (xi, budget) path; `requests` is a coroutine that yields the evaluations it needs
+    next (one request per racing level per step, possibly empty) and is sent their errors."""
+
+    def __init__(self, costs, budget, xi, positive_delta, empty_error, levels):
+        self.costs = costs
+        self.budget = budget
+        self.xi = xi
+        self.positive_delta = positive_delta
+        self.levels = levels
+        self.selected: list[int] = []
+        self.spent = 0.0
+        self.error = empty_error
+        self.steps: list[Step] = []
+        # Forests a run of this path alone would grow: its candidates. A racing baseline S is
+        # never new to the path, having been a candidate that survived every level before.
+        self.requested = 0
+
+    def requests(self) -> Generator[list[Evaluation], dict[Evaluation, float], list[Step]]:
+        last_level = len(self.levels) - 1
+        while True:
+            fits = self.spent + self.costs <= self.budget + BUDGET_TOLERANCE
+            fits[self.selected] = False
+            candidates = np.flatnonzero(fits)
+            if candidates.size == 0:
+                return self.steps
+            base = tuple(sorted(self.selected))
+            for level, trees in enumerate(self.levels):
+                if level < last_level and candidates.size <= RACING_MIN_SURVIVORS:
+                    yield []
+                    continue
+                keys = [(tuple(sorted((*self.selected, int(j)))), trees) for j in candidates]
+                self.requested += len(keys)
+                baseline = [] if level == last_level else [(base, trees)]
+                errors = yield keys + baseline
+                base_error = errors[baseline[0]] if baseline else self.error
+                candidate_errors = np.array([errors[key] for key in keys])
+                ratios = step_ratio(
+                    candidate_errors - base_error,
+                    self.costs[candidates],
+                    self.xi,
+                    self.positive_delta,
+                )
+                order = _best_first(ratios, self.costs[candidates], candidates)
+                if level < last_level:
+                    keep = max(RACING_MIN_SURVIVORS, math.ceil(candidates.size / RACING_ETA))
+                    candidates = np.sort(candidates[order[:keep]])
+            best = order[0]
+            feature = int(candidates[best])
+            self.selected.append(feature)
+            self.spent += self.costs[feature]
+            self.error = float(candidate_errors[best])
+            self.steps.append(
+                Step(feature, float(self.costs[feature]), self.error, float(ratios[best]))
+            )
+
+
+def forward_paths(
+    X: np.ndarray,
+    y: np.ndarray,
+    costs: np.ndarray,
+    budgets: Sequence[float],
+    grid: Sequence[float],
+    *,
+    seed: int,
+    n_trees: int = 500,
+    racing: bool = False,
+    positive_delta: str = "multiply",
+    n_jobs: int = 1,
+    engine: str = "auto",
+) -> ForwardSearch:
+    """The forward steps of every (xi in grid, budget) path, grown through one memo."""
+    if positive_delta not in POSITIVE_DELTA_RULES:
+        raise ValueError(
+            f"positive_delta must be one of {POSITIVE_DELTA_RULES}, got {positive_delta!r}"
+        )
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    costs = np.asarray(costs, dtype=float)
+    levels = racing_levels(n_trees, racing)
+    empty_error = empty_set_error(y)
+    search = ForwardSearch()
+    paths = {
+        (xi, budget): _ForwardPath(costs, budget, xi, positive_delta, empty_error, levels)
+        for xi in grid
+        for budget in budgets
+    }
+    coroutines = {key: path.requests() for key, path in paths.items()}
+    requests: dict[tuple[float, float], list[Evaluation]] = {}
+    results: dict[tuple[float, float], dict[Evaluation, float] | None] = dict.fromkeys(paths)
+    round_number = 0
+    fits_logged = requested_logged = 0
+    while True:
+        for key in list(coroutines):
+            try:
+                requests[key] = coroutines[key].send(results[key])
+            except StopIteration as finished:
+                search.paths[key] = finished.value
+                del coroutines[key]
+                requests.pop(key, None)
+        if not coroutines:
+            break
+        wanted = {evaluation for evaluations in requests.values() for evaluation in evaluations}
+        missing = sorted(wanted - search.errors.keys())
+        new_errors = oob_errors(
+            X,
+            y,
+            [features for features, _ in missing],
+            n_trees=[trees for _, trees in missing],
+            seeds=[derive_seed(seed, "fs", *features) for features, _ in missing],
+            n_jobs=n_jobs,
+            engine=engine,
+        )
+        search.errors.update(zip(missing, new_errors, strict=True))
+        grown = [trees for features, trees in missing if features]
+        search.fits += len(grown)
+        search.trees += sum(grown)
+        results = {
+            key: {evaluation: search.errors[evaluation] for evaluation in evaluations}
+            for key, evaluations in requests.items()
+        }
+        round_number += 1
+        if round_number % len(levels) == 0:
+            active = [paths[key] for key in coroutines]
+            search.requested = sum(path.requested for path in paths.values())
+            remaining = [path.budget - path.spent for path in active]
+            log.info(
+                "FS step %d: %d of %d paths active, |S| = %d, remaining budget %.3g-%.3g; "
+                "%d forests grown, %d more served by the memo (total %d grown, %d saved)",
+                round_number // len(levels),
+                len(active),
+                len(paths),
+                len(active[0].selected),
+                min(remaining),
+                max(remaining),
+                search.fits - fits_logged,
+                search.requested - requested_logged - (search.fits - fits_logged),
+                search.fits,
+                search.requested - search.fits,
+            )
+            fits_logged, requested_logged = search.fits, search.requested
+    search.requested = sum(path.requested for path in paths.values())
+    log.info(
+        "FS done: %d paths, %d forests grown for %d requested evaluations (%d saved by the memo)",
+        len(search.paths),
+        search.fits,
+        search.requested,
+        search.requested - search.fits,
+    )
+    return search
+
+
+def select(
+    X,
+    y,
+    costs,
+    budgets,
+    grid,
+    *,
+    prepared=None,
+    seed: int,
+    n_trees: int = 500,
+    racing: bool = False,
+    positive_delta: str = "multiply",
+    n_jobs: int = 1,
+    engine: str = "auto",
+) -> list[dict]:
+    """One record per (xi in grid, budget): `value`, `budget` and the sorted `features`.
+
+    FS has no cost-free part, so `prepared` is unused.
+    """
+    search = forward_paths(
+        X,
+        y,
+        costs,
+        budgets,
+        grid,
+        seed=seed,
+        n_trees=n_trees,
+        racing=racing,
+        positive_delta=positive_delta,
+        n_jobs=n_jobs,
+        engine=engine,
+    )
+    return [
+        {
+            "value": xi,
+            "budget": budget,
+            "features": np.sort(
+                np.array([step.feature for step in search.paths[xi, budget]], dtype=int)
+            ),
+        }
+        for xi in grid
+        for budget in budgets
+    ]
+
+
+class ForwardSelector(CostConstrainedSelector):
+    """Cost-constrained Random Forest forward selection.
+
+    Parameters: `feature_costs` (one positive cost per column), `budget` (maximal summed cost),
+    `xi` (benefit-cost trade-off of the BCR; 0 ignores costs except as the constraint);
+    `n_trees` of every internal forest (500); `racing` scores candidates by successive halving
+    over forest sizes instead of full forests for all (faster, may select another set);
+    `positive_delta` ("multiply" or "divide": the BCR of a step that does not lower the error,
+    see `costfs.bcr.step_ratio`); `random_state` seeds the internal forests; `precomputed`
+    (unused: FS has no cost-free part); `n_jobs` forests grown at a time (the result does not
+    depend on it); `engine` ("auto", "sklearnex" or "sklearn").
+    """
+
+    _method_name = "fs"
+
+    def __init__(
+        self,
+        feature_costs=None,
+        budget=1.0,
+        xi=1.0,
+        n_trees=500,
+        racing=False,
+        positive_delta="multiply",
+        random_state=None,
+        precomputed=None,
+        n_jobs=1,
+        engine="auto",
+    ):
+        self.feature_costs = feature_costs
+        self.budget = budget
+        self.xi = xi
+        self.n_trees = n_trees
+        self.racing = racing
+        self.positive_delta = positive_delta
+        self.random_state = random_state
+        self.precomputed = precomputed
+        self.n_jobs = n_jobs
+        self.engine = engine

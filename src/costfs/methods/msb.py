@@ -1,0 +1,388 @@
+"""msB (Yan et al.): model sequences search under a budget, through a Pareto model schedule.
+
+Four nested model sequences run from the full model down to two features:
+- `cost`: drop the most expensive feature (ties: the less important, then the lower index);
+- `importance`: drop the least important feature (ties: the more expensive, then the lower
+  index); importance is the OOB permutation importance of one Random Forest on all features
+  (`costfs.importance.permutation_importance`, as the paper's "permutation accuracy");
+- `sampling`: drop a feature drawn with probability proportional to 1 / (I_j / c_j)^gamma, the
+  inverse of the paper's normalised importance (seeded); importances clipped at 0 are raised
+  to half the smallest positive importance, so that a zero-importance feature is the likeliest
+  to go without making the others impossible to draw;
+- `l1`: the full model, then the distinct supports with at least two features along the
+  L1-logistic regularisation path (standardised X, liblinear, `l1_path_length` values of C from
+  the smallest C with a non-empty support to 10^4 times it), densest first.
+
+Every distinct model is scored by the OOB error of a Random Forest of `n_trees` trees seeded
+from (seed, sorted feature set), so a set scores the same whichever sequences propose it. The
+union of the models, cut to the non-dominated ones in (cost, OOB error), is the model schedule;
+for each budget msB takes the schedule's best model that fits (none fits: the empty set).
+
+`select` scores only models that cost at most the largest budget (the others can never be
+chosen); `full_schedule=True` scores all of them, for a complete cost-accuracy curve. The
+importances and the L1 supports do not depend on costs: `prepare` computes them once per data
+set. The by-cost and sampling sequences depend on the costs, so they are built in `select`.
+"""
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import sklearn
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import l1_min_c
+from sklearn.utils.fixes import parse_version
+
+from costfs.bcr import BUDGET_TOLERANCE
+from costfs.forest import oob_errors
+from costfs.importance import permutation_importance
+from costfs.seeds import derive_seed
+from costfs.selector import CostConstrainedSelector
+
+HYPERPARAMETER = None
+STRATEGIES = ("fixed",)
+PARALLEL_SELECTION = True
+"""Selection grows many small forests side by side: the workflow gives it several threads."""
+
+SEQUENCES = ("cost", "importance", "sampling", "l1")
+
+L1_PATH_DECADES = 4
+"""The L1 path's C values span this many decades upwards from the sparsest non-empty model."""
+
+SCHEDULE_COLUMNS = ["cost", "oob_mmce", "n_features", "features", "sequence"]
+
+
+def _l1_logistic(C: float) -> LogisticRegression:
+    # scikit-learn 1.8 replaced `penalty` by `l1_ratio`.
+    if parse_version(sklearn.__version__) >= parse_version("1.8"):
+        penalty = {"l1_ratio": 1.0}
+    else:
+        penalty = {"penalty": "l1"}
+    return LogisticRegression(C=C, solver="liblinear", max_iter=1000, random_state=0, **penalty)
+
+
+def l1_path_supports(X: np.ndarray, y: np.ndarray, *, path_length: int = 100) -> np.ndarray:
+    """The distinct non-empty supports along the L1-logistic path, in order of increasing C
+    (as rows of a bool matrix: row i marks the features of support i)."""
+    standardised = StandardScaler().fit_transform(X)
+    smallest = l1_min_c(standardised, y, loss="log")
+    supports = []
+    for C in smallest * np.logspace(0, L1_PATH_DECADES, path_length):
+        support = _l1_logistic(C).fit(standardised, y).coef_.ravel() != 0
+        if support.any() and not any(np.array_equal(support, seen) for seen in supports):
+            supports.append(support)
+    return np.array(supports, dtype=bool).reshape(len(supports), X.shape[1])
+
+
+def prepare(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    seed: int,
+    n_trees: int = 200,
+    gamma: float = 0.1,
+    importance_trees: int = 500,
+    l1_path_length: int = 100,
+    full_schedule: bool = False,
+    n_jobs: int = 1,
+    engine: str = "auto",
+) -> dict:
+    """The cost-free parts: permutation importances and the L1 path's supports."""
+    return {
+        "importances": permutation_importance(
+            X, y, n_trees=importance_trees, seed=seed, n_jobs=n_jobs
+        ),
+        "l1_supports": l1_path_supports(X, y, path_length=l1_path_length),
+    }
+
+
+def _dropping(removal_order: np.ndarray) -> list[tuple[int, ...]]:
+    """The models left as features are dropped in `removal_order`: from all down to the last two."""
+    n_features = removal_order.size
+    return [
+        tuple(int(j) for j in np.sort(removal_order[dropped:]))
+        for dropped in range(max(n_features - 1, 1))
+    ]
+
+
+def sampling_weights(importances: np.ndarray, costs: np.ndarray, gamma: float) -> np.ndarray:
+    """The paper's normalised importance (I_j / c_j)^gamma, zero importances raised (see top)."""
+    importances = np.asarray(importances, dtype=float)
+    positive = importances[importances > 0]
+    floor = positive.min() / 2 if positive.size else 1.0
+    return (np.maximum(importances, floor) / costs) ** gamma
+
+
+def model_sequences(
+    costs: np.ndarray,
+    importances: np.ndarray,
+    l1_supports: np.ndarray,
+    *,
+    gamma: float,
+    seed: int,
+) -> dict[str, list[tuple[int, ...]]]:
+    """The four sequences of models (sorted feature tuples), each starting at the full model;
+    `l1_supports` in order of increasing C (`l1_path_supports`), walked from dense to sparse."""
+    costs = np.asarray(costs, dtype=float)
+    importances = np.asarray(importances, dtype=float)
+    index = np.arange(costs.size)
+    rng = np.random.default_rng(derive_seed(seed, "msb", "sampling"))
+    remaining = list(index)
+    inverse_weights = 1.0 / sampling_weights(importances, costs, gamma)
+    sampled = []
+    while remaining:
+        probabilities = inverse_weights[remaining] / inverse_weights[remaining].sum()
+        sampled.append(remaining.pop(rng.choice(len(remaining), p=probabilities)))
+    l1_path = [tuple(int(j) for j in index)]
+    for support in l1_supports[::-1]:
+        model = tuple(int(j) for j in np.flatnonzero(support))
+        if len(model) >= 2 and model not in l1_path:
+            l1_path.append(model)
+    return {
+        "cost": _dropping(np.lexsort((index, importances, -costs))),
+        "importance": _dropping(np.lexsort((index, -costs, importances))),
+        "sampling": _dropping(np.array(sampled)),
+        "l1": l1_path,
+    }
+
+
+def pareto_schedule(models: pd.DataFrame) -> pd.DataFrame:
+    """The models no other model beats: each has a lower OOB error than every cheaper one
+    (equal cost: the lower error, then fewer features)."""
+    ordered = models.sort_values(["cost", "oob_mmce", "n_features"], kind="stable")
+    best_cheaper = ordered["oob_mmce"].cummin().shift(fill_value=math.inf)
+    return ordered[ordered["oob_mmce"] < best_cheaper].reset_index(drop=True)
+
+
+def model_schedule(
+    X: np.ndarray,
+    y: np.ndarray,
+    costs: np.ndarray,
+    *,
+    seed: int,
+    prepared: Mapping[str, np.ndarray] | None = None,
+    n_trees: int = 200,
+    gamma: float = 0.1,
+    importance_trees: int = 500,
+    l1_path_length: int = 100,
+    max_cost: float = math.inf,
+    n_jobs: int = 1,
+    engine: str = "auto",
+) -> pd.DataFrame:
+    """msB's model schedule over the models costing at most `max_cost`, by increasing cost
+    (and decreasing OOB error): columns cost, oob_mmce, n_features, features (sorted tuple),
+    sequence (the sequences that propose the model, joined by "+").
+
+    `prepared` is `prepare`'s result on (X, y); without it the importances and the L1 path are
+    computed here from `seed`.
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    costs = np.asarray(costs, dtype=float)
+    if prepared is None:
+        prepared = prepare(
+            X,
+            y,
+            seed=seed,
+            importance_trees=importance_trees,
+            l1_path_length=l1_path_length,
+            n_jobs=n_jobs,
+        )
+    sequences = model_sequences(
+        costs, prepared["importances"], prepared["l1_supports"], gamma=gamma, seed=seed
+    )
+    proposers: dict[tuple[int, ...], list[str]] = {}
+    for name, models in sequences.items():
+        for model in models:
+            if costs[list(model)].sum() <= max_cost + BUDGET_TOLERANCE:
+                proposers.setdefault(model, [])
+                if name not in proposers[model]:
+                    proposers[model].append(name)
+    models = sorted(proposers)
+    errors = oob_errors(
+        X,
+        y,
+        models,
+        n_trees=[n_trees] * len(models),
+        seeds=[derive_seed(seed, "msb", *model) for model in models],
+        n_jobs=n_jobs,
+        engine=engine,
+    )
+    scored = pd.DataFrame(
+        {
+            "cost": [float(costs[list(model)].sum()) for model in models],
+            "oob_mmce": errors,
+            "n_features": [len(model) for model in models],
+            "features": models,
+            "sequence": ["+".join(proposers[model]) for model in models],
+        },
+        columns=SCHEDULE_COLUMNS,
+    )
+    return pareto_schedule(scored)
+
+
+def schedule_to_arrays(schedule: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The schedule as flat arrays for `np.savez`: entry i has features
+    `features[feature_start[i]:feature_start[i+1]]`."""
+    sizes = schedule["n_features"].to_numpy(dtype=np.int64)
+    return {
+        "cost": schedule["cost"].to_numpy(dtype=float),
+        "oob_mmce": schedule["oob_mmce"].to_numpy(dtype=float),
+        "sequence": schedule["sequence"].to_numpy(dtype=str),
+        "feature_start": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+        "features": np.array([j for model in schedule["features"] for j in model], dtype=np.int32),
+    }
+
+
+def schedule_from_arrays(arrays: Mapping[str, np.ndarray]) -> pd.DataFrame:
+    """Inverse of `schedule_to_arrays`."""
+    start = arrays["feature_start"]
+    models = [
+        tuple(int(j) for j in arrays["features"][start[i] : start[i + 1]])
+        for i in range(start.size - 1)
+    ]
+    return pd.DataFrame(
+        {
+            "cost": arrays["cost"],
+            "oob_mmce": arrays["oob_mmce"],
+            "n_features": [len(model) for model in models],
+            "features": models,
+            "sequence": arrays["sequence"].astype(str),
+        },
+        columns=SCHEDULE_COLUMNS,
+    )
+
+
+def best_within(schedule: pd.DataFrame, budget: float) -> pd.Series | None:
+    """The schedule's model with the lowest OOB error among those that fit, or None."""
+    fitting = schedule[schedule["cost"] <= budget + BUDGET_TOLERANCE]
+    return None if fitting.empty else fitting.loc[fitting["oob_mmce"].idxmin()]
+
+
+def select_with_artifacts(
+    X,
+    y,
+    costs,
+    budgets: Sequence[float],
+    grid=(),
+    *,
+    prepared=None,
+    seed: int,
+    n_trees: int = 200,
+    gamma: float = 0.1,
+    importance_trees: int = 500,
+    l1_path_length: int = 100,
+    full_schedule: bool = False,
+    n_jobs: int = 1,
+    engine: str = "auto",
+) -> tuple[list[dict], dict[str, np.ndarray]]:
+    """`select`'s records and the model schedule as arrays (`schedule_to_arrays`)."""
+    schedule = model_schedule(
+        X,
+        y,
+        costs,
+        seed=seed,
+        prepared=prepared,
+        n_trees=n_trees,
+        gamma=gamma,
+        importance_trees=importance_trees,
+        l1_path_length=l1_path_length,
+        max_cost=math.inf if full_schedule else max(budgets),
+        n_jobs=n_jobs,
+        engine=engine,
+    )
+    records = []
+    for budget in budgets:
+        chosen = best_within(schedule, budget)
+        records.append(
+            {
+                "value": math.nan,
+                "budget": budget,
+                "features": np.array([] if chosen is None else chosen["features"], dtype=int),
+                "schedule_oob_mmce": math.nan if chosen is None else float(chosen["oob_mmce"]),
+                "sequence": "" if chosen is None else chosen["sequence"],
+            }
+        )
+    return records, schedule_to_arrays(schedule)
+
+
+def select(
+    X,
+    y,
+    costs,
+    budgets: Sequence[float],
+    grid=(),
+    *,
+    prepared=None,
+    seed: int,
+    n_trees: int = 200,
+    gamma: float = 0.1,
+    importance_trees: int = 500,
+    l1_path_length: int = 100,
+    full_schedule: bool = False,
+    n_jobs: int = 1,
+    engine: str = "auto",
+) -> list[dict]:
+    """One record per budget (msB has no hyperparameter grid: `grid` is ignored, `value` is
+    NaN): `budget`, the sorted `features` of the best fitting schedule model (empty if none
+    fits), its `schedule_oob_mmce` and the `sequence`s that proposed it."""
+    records, _ = select_with_artifacts(
+        X,
+        y,
+        costs,
+        budgets,
+        prepared=prepared,
+        seed=seed,
+        n_trees=n_trees,
+        gamma=gamma,
+        importance_trees=importance_trees,
+        l1_path_length=l1_path_length,
+        full_schedule=full_schedule,
+        n_jobs=n_jobs,
+        engine=engine,
+    )
+    return records
+
+
+class ModelScheduleSelector(CostConstrainedSelector):
+    """Cost-constrained msB: the best model of a Pareto schedule built from four model sequences.
+
+    Parameters: `feature_costs` (one positive cost per column), `budget` (maximal summed cost),
+    `xi` (unused: msB has no trade-off parameter), `n_trees` of the forest that scores each
+    model (200), `gamma` (exponent of the sampling sequence's normalised importance, 0.1),
+    `importance_trees` of the forest for the permutation importances (500), `l1_path_length`
+    (values of C along the L1-logistic path, 100), `random_state` seeds the forests and the
+    sampling sequence, `precomputed` (`prepare`'s importances and L1 supports) skips their
+    computation, `n_jobs` forests grown at a time (the result does not depend on it), `engine`
+    ("auto", "sklearnex" or "sklearn").
+    """
+
+    _method_name = "msb"
+
+    def __init__(
+        self,
+        feature_costs=None,
+        budget=1.0,
+        xi=None,
+        n_trees=200,
+        gamma=0.1,
+        importance_trees=500,
+        l1_path_length=100,
+        random_state=None,
+        precomputed=None,
+        n_jobs=1,
+        engine="auto",
+    ):
+        self.feature_costs = feature_costs
+        self.budget = budget
+        self.xi = xi
+        self.n_trees = n_trees
+        self.gamma = gamma
+        self.importance_trees = importance_trees
+        self.l1_path_length = l1_path_length
+        self.random_state = random_state
+        self.precomputed = precomputed
+        self.n_jobs = n_jobs
+        self.engine = engine

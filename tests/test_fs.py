@@ -1,0 +1,215 @@
+import logging
+import math
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.pipeline import make_pipeline
+from sklearn.tree import DecisionTreeClassifier
+
+from costfs.bcr import BUDGET_TOLERANCE, step_ratio
+from costfs.forest import oob_errors
+from costfs.methods import fs
+from costfs.seeds import derive_seed
+
+CHEAP_INFORMATIVE, EXPENSIVE_INFORMATIVE = 0, 1
+
+
+@pytest.fixture
+def known_problem():
+    """x0 cheap and informative, x1 expensive and more informative, four dear noise columns."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, size=300)
+    X = rng.normal(size=(300, 6))
+    X[:, CHEAP_INFORMATIVE] += 1.5 * y
+    X[:, EXPENSIVE_INFORMATIVE] += 2.5 * y
+    costs = np.array([0.1, 1.0, 0.9, 0.9, 0.9, 0.9])
+    return X, y, costs
+
+
+@pytest.fixture
+def random_problem(rng):
+    X = rng.normal(size=(150, 8))
+    y = (X[:, 0] + 0.6 * X[:, 3] - 0.4 * X[:, 5] + rng.normal(size=150) > 0).astype(int)
+    costs = rng.uniform(0.1, 1.0, size=8)
+    return X, y, costs
+
+
+def features_of(path):
+    return [step.feature for step in path]
+
+
+def test_forward_path_is_the_known_one(known_problem):
+    X, y, costs = known_problem
+    search = fs.forward_paths(X, y, costs, [3.0], [0.0, 3.0], seed=0, n_trees=50)
+    agnostic, cost_aware = search.paths[0.0, 3.0], search.paths[3.0, 3.0]
+    assert features_of(agnostic)[:2] == [EXPENSIVE_INFORMATIVE, CHEAP_INFORMATIVE]
+    assert features_of(cost_aware)[:2] == [CHEAP_INFORMATIVE, EXPENSIVE_INFORMATIVE]
+    # Both paths reach {x0, x1} after two steps and grow the same forests from there on.
+    assert [(s.feature, s.error) for s in agnostic[2:]] == [
+        (s.feature, s.error) for s in cost_aware[2:]
+    ]
+    # No early stopping: two noise columns (0.9 each) still fit the 1.9 left after x0 and x1.
+    assert len(agnostic) == 4
+    assert costs[features_of(agnostic)].sum() <= 3.0
+
+
+def test_step_errors_depend_on_the_set_only(known_problem):
+    X, y, costs = known_problem
+    search = fs.forward_paths(X, y, costs, [3.0], [0.0, 3.0], seed=7, n_trees=40)
+    for path in search.paths.values():
+        for length, step in enumerate(path, start=1):
+            features = sorted(features_of(path[:length]))
+            (direct,) = oob_errors(
+                X, y, [features], n_trees=[40], seeds=[derive_seed(7, "fs", *features)]
+            )
+            assert step.error == direct
+
+
+def test_empty_set_error_is_the_majority_class_error(rng):
+    y = np.r_[np.ones(70, dtype=int), np.zeros(30, dtype=int)]
+    assert fs.empty_set_error(y) == pytest.approx(0.3)
+    X = rng.normal(size=(100, 3)) + y[:, None]
+    costs = np.array([0.5, 0.4, 0.6])
+    search = fs.forward_paths(X, y, costs, [2.0], [1.0], seed=1, n_trees=30)
+    first = search.paths[1.0, 2.0][0]
+    assert first.ratio == pytest.approx(step_ratio(first.error - 0.3, first.cost, 1.0))
+
+
+@pytest.mark.parametrize("racing", [False, True])
+def test_one_run_over_the_grid_equals_separate_runs(random_problem, racing):
+    X, y, costs = random_problem
+    grid, budgets = [0.0, 0.5, 2.0], [0.8, 2.0]
+    options = dict(seed=3, n_trees=64, racing=racing)
+    together = fs.forward_paths(X, y, costs, budgets, grid, **options)
+    separate_fits = 0
+    for (xi, budget), path in together.paths.items():
+        alone = fs.forward_paths(X, y, costs, [budget], [xi], **options)
+        assert alone.paths[xi, budget] == path
+        assert alone.fits == alone.requested
+        separate_fits += alone.fits
+    assert together.requested == separate_fits
+    assert together.fits < together.requested
+    records = fs.select(X, y, costs, budgets, grid, **options)
+    for record in records:
+        expected = sorted(
+            step.feature for step in together.paths[record["value"], record["budget"]]
+        )
+        assert record["features"].tolist() == expected
+
+
+def test_budget_is_never_exceeded_and_filled(random_problem):
+    X, y, costs = random_problem
+    budgets = [0.05, 0.3, 1.0, 1.7, 10.0]
+    records = fs.select(X, y, costs, budgets, [0.0, 1.0], seed=2, n_trees=30)
+    assert [(r["value"], r["budget"]) for r in records] == [
+        (xi, budget) for xi in (0.0, 1.0) for budget in budgets
+    ]
+    for record in records:
+        chosen = record["features"]
+        assert np.array_equal(chosen, np.unique(chosen))
+        spent = costs[chosen].sum()
+        assert spent <= record["budget"] + BUDGET_TOLERANCE
+        left_out = np.setdiff1d(np.arange(costs.size), chosen)
+        assert np.all(spent + costs[left_out] > record["budget"] + BUDGET_TOLERANCE)
+    assert records[0]["features"].size == 0
+    assert records[4]["features"].size == costs.size
+
+
+@pytest.mark.parametrize("racing", [False, True])
+def test_thread_count_does_not_change_the_result(random_problem, racing):
+    X, y, costs = random_problem
+    options = dict(seed=5, n_trees=64, racing=racing)
+    one = fs.forward_paths(X, y, costs, [1.0, 2.5], [0.0, 1.0], n_jobs=1, **options)
+    two = fs.forward_paths(X, y, costs, [1.0, 2.5], [0.0, 1.0], n_jobs=2, **options)
+    assert one.paths == two.paths
+    assert one.errors == two.errors
+
+
+def test_racing_levels():
+    assert fs.racing_levels(500, racing=False) == [500]
+    assert fs.racing_levels(500, racing=True) == [31, 125, 500]
+    assert fs.racing_levels(100, racing=True) == [25, 100]
+    assert fs.racing_levels(50, racing=True) == [50]
+
+
+def test_racing_grows_full_forests_only_for_contenders(rng):
+    X = rng.normal(size=(120, 20))
+    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
+    costs = np.full(20, 0.5)
+    search = fs.forward_paths(X, y, costs, [0.5], [1.0], seed=0, n_trees=256, racing=True)
+    sizes = sorted(trees for features, trees in search.errors if features)
+    # 20 candidates on 16 trees, the best 5 on 64, the best 4 of those on 256.
+    assert sizes == [16] * 20 + [64] * 5 + [256] * 4
+    assert search.trees == 20 * 16 + 5 * 64 + 4 * 256
+
+
+def test_steps_are_logged(random_problem, caplog):
+    X, y, costs = random_problem
+    with caplog.at_level(logging.INFO, logger="costfs"):
+        fs.select(X, y, costs, [1.0], [0.0, 1.0], seed=0, n_trees=20)
+    messages = [record.getMessage() for record in caplog.records]
+    assert any(message.startswith("FS step 1: 2 of 2 paths active") for message in messages)
+    assert any(message.startswith("FS done: 2 paths") for message in messages)
+
+
+def test_unknown_positive_delta_rule_is_named(random_problem):
+    X, y, costs = random_problem
+    with pytest.raises(ValueError, match="positive_delta"):
+        fs.select(X, y, costs, [1.0], [1.0], seed=0, n_trees=10, positive_delta="add")
+
+
+@pytest.fixture
+def selector_problem(rng):
+    X = rng.normal(size=(150, 6))
+    y = (X[:, 0] + 0.5 * X[:, 3] + rng.normal(scale=0.5, size=150) > 0).astype(int)
+    costs = np.array([0.4, 0.3, 0.3, 0.5, 0.2, 0.9])
+    return X, y, costs
+
+
+def make_selector(costs, **changes):
+    parameters = dict(feature_costs=costs, budget=1.0, xi=1.0, n_trees=30, random_state=0)
+    return fs.ForwardSelector(**(parameters | changes))
+
+
+def test_selector_contract(selector_problem):
+    X, y, costs = selector_problem
+    selector = make_selector(costs)
+    with pytest.raises(NotFittedError):
+        selector.get_support()
+    assert selector.fit(X, y) is selector
+    support = selector.get_support()
+    assert support.shape == (6,) and support.dtype == bool
+    assert costs[support].sum() <= 1.0 + BUDGET_TOLERANCE
+    assert selector.total_cost_ == pytest.approx(costs[support].sum())
+    assert selector.precomputed_ is None
+    assert np.array_equal(selector.transform(X), X[:, support])
+    cloned = clone(selector)
+    assert not hasattr(cloned, "support_")
+    assert cloned.get_params()["n_trees"] == 30
+    assert np.array_equal(cloned.fit(X, y).get_support(), support)
+
+
+def test_selector_equals_select(selector_problem):
+    X, y, costs = selector_problem
+    selector = make_selector(costs, budget=1.5, xi=0.5, racing=True, n_jobs=2).fit(X, y)
+    (record,) = fs.select(X, y, costs, [1.5], [0.5], seed=0, n_trees=30, racing=True)
+    assert np.array_equal(selector.selected_features_, record["features"])
+
+
+def test_selector_in_a_pipeline_with_named_labels(selector_problem):
+    X, y, costs = selector_problem
+    labels = np.where(y == 1, "spam", "ham")
+    model = make_pipeline(make_selector(costs), DecisionTreeClassifier(random_state=0))
+    assert set(model.fit(X, labels).predict(X)) <= {"spam", "ham"}
+    named = model.named_steps["forwardselector"].get_support()
+    assert np.array_equal(named, make_selector(costs).fit(X, y).get_support())
+
+
+def test_selector_budget_below_every_cost_selects_nothing(selector_problem):
+    X, y, costs = selector_problem
+    selector = make_selector(costs, budget=0.1).fit(X, y)
+    assert selector.selected_features_.size == 0
+    assert selector.total_cost_ == 0.0
+    assert math.isclose(selector.get_support().sum(), 0)
