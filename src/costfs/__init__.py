@@ -16,6 +16,10 @@ _SELECTORS = {
     "ForwardSelector": "costfs.methods.fs",
     "BudgetRFSelector": "costfs.methods.budget_rf",
     "ModelScheduleSelector": "costfs.methods.msb",
+    "FeatBoostSelector": "costfs.methods.featboost",
+    "XGBImportanceSelector": "costfs.methods.xgb_fs",
+    "ReliefFSelector": "costfs.methods.relieff",
+    "BorutaSelector": "costfs.methods.boruta",
 }
 __all__ = list(_SELECTORS)
 

@@ -1,0 +1,166 @@
+"""Boruta (Kursa et al.; a comparator of the FeatBoost paper) as a cost-agnostic ranking filled
+to the budget.
+
+Boruta runs through the `boruta` package (BorutaPy, 0.4), which works with numpy 2 and current
+scikit-learn. Its importance model is a Random Forest of the project's engine
+(`costfs.forest`, scikit-learn-intelex where it installs: same API, about 3x faster here) with
+Gini importances, `max_depth` 5 (BorutaPy's advice: 3-7) and BorutaPy's rule for the number of
+trees (`n_estimators="auto"`) unless given. The FeatBoost paper ran Boruta on XGBoost instead;
+this project keeps Boruta's own Random Forest.
+
+Ranking: by BorutaPy's decision — confirmed (`support_`), then tentative (`support_weak_`: the
+tentative features its rough fix keeps), then rejected — and within each group by the median
+importance over Boruta's iterations (over the iterations before rejection, for rejected
+features); ties go to the lower cost, then the lower index. `keep` says how far down the
+ranking the budget is filled: "confirmed" (Boruta's selection, the default), "tentative"
+(confirmed and tentative) or "all" (the whole ranking). The decisions and importances are
+cost-free: `prepare` runs Boruta once per data set.
+"""
+
+import numpy as np
+from boruta import BorutaPy
+
+from costfs.forest import random_forest
+from costfs.methods.xgb_fs import ranking_selections
+from costfs.selector import CostConstrainedSelector
+
+HYPERPARAMETER = None
+STRATEGIES = ("fixed",)
+
+CONFIRMED, TENTATIVE, REJECTED = 0, 1, 2
+KEEP = {"confirmed": CONFIRMED, "tentative": TENTATIVE, "all": REJECTED}
+"""The worst decision a feature may have to be filled into the budget."""
+
+
+def boruta_decisions(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    seed: int,
+    max_iter: int = 100,
+    max_depth: int = 5,
+    n_estimators: int | str = "auto",
+    alpha: float = 0.05,
+    n_jobs: int = 1,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per feature: Boruta's decision (CONFIRMED, TENTATIVE or REJECTED) and its median
+    importance over the iterations in which it took part."""
+    forest = random_forest(n_trees=1, n_features=X.shape[1], seed=seed, n_jobs=n_jobs)
+    # BorutaPy sets the number of trees itself; the shadow features double the columns, so
+    # mtry follows the column count instead of being fixed from p.
+    forest.set_params(oob_score=False, max_features="sqrt", max_depth=int(max_depth))
+    boruta = BorutaPy(
+        forest,
+        n_estimators=n_estimators,
+        alpha=float(alpha),
+        max_iter=int(max_iter),
+        random_state=seed,
+    )
+    boruta.fit(np.asarray(X, dtype=float), np.asarray(y))
+    decisions = np.full(X.shape[1], REJECTED)
+    decisions[boruta.support_weak_] = TENTATIVE
+    decisions[boruta.support_] = CONFIRMED
+    # The history's first row is BorutaPy's all-zero initialisation, not an iteration.
+    importance = np.nanmedian(boruta.importance_history_[1:], axis=0)
+    return decisions, importance
+
+
+def check_keep(keep: str) -> int:
+    if keep not in KEEP:
+        raise ValueError(f"keep must be one of {tuple(KEEP)}, got {keep!r}")
+    return KEEP[keep]
+
+
+def boruta_order(
+    decisions: np.ndarray, importance: np.ndarray, costs: np.ndarray, keep: str
+) -> np.ndarray:
+    """Features by decision, then decreasing importance, lower cost, lower index; only those
+    whose decision is at least as good as `keep` allows."""
+    order = np.lexsort((np.arange(decisions.size), costs, -importance, decisions))
+    return order[decisions[order] <= check_keep(keep)]
+
+
+def prepare(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    seed: int,
+    max_iter: int = 100,
+    max_depth: int = 5,
+    n_estimators: int | str = "auto",
+    alpha: float = 0.05,
+    n_jobs: int = 1,
+    **selection_parameters,
+) -> dict:
+    """Boruta's decisions and median importances. `selection_parameters` are ignored."""
+    decisions, importance = boruta_decisions(
+        X,
+        y,
+        seed=seed,
+        max_iter=max_iter,
+        max_depth=max_depth,
+        n_estimators=n_estimators,
+        alpha=alpha,
+        n_jobs=n_jobs,
+    )
+    return {"decisions": decisions, "importance": importance}
+
+
+def select(
+    X,
+    y,
+    costs,
+    budgets,
+    grid,
+    *,
+    prepared: dict,
+    seed: int,
+    keep: str = "confirmed",
+    n_jobs: int = 1,
+    **preparation_parameters,
+) -> list[dict]:
+    """One record per budget (`grid` is ignored: the method has no hyperparameter)."""
+    order = boruta_order(prepared["decisions"], prepared["importance"], costs, keep)
+    return ranking_selections(order, costs, budgets)
+
+
+class BorutaSelector(CostConstrainedSelector):
+    """Boruta under a budget: features ranked by Boruta's decision and importance, filled to
+    the budget.
+
+    Parameters: `feature_costs` (one positive cost per column), `budget` (maximal summed cost),
+    `xi` (unused: the ranking ignores costs), `max_iter` (Boruta's iterations, 100),
+    `max_depth` of the forest's trees (5), `n_estimators` ("auto": BorutaPy's rule, or a
+    number of trees), `alpha` (level of Boruta's tests, 0.05), `keep` ("confirmed",
+    "tentative" or "all": how far down the ranking to fill), `random_state` seeds the shadow
+    permutations and the forests, `precomputed` (`{"decisions": ..., "importance": ...}` from
+    `prepare`), `n_jobs` threads of the forests.
+    """
+
+    _method_name = "boruta"
+
+    def __init__(
+        self,
+        feature_costs=None,
+        budget=1.0,
+        xi=None,
+        max_iter=100,
+        max_depth=5,
+        n_estimators="auto",
+        alpha=0.05,
+        keep="confirmed",
+        random_state=None,
+        precomputed=None,
+        n_jobs=1,
+    ):
+        self.feature_costs = feature_costs
+        self.budget = budget
+        self.xi = xi
+        self.max_iter = max_iter
+        self.max_depth = max_depth
+        self.n_estimators = n_estimators
+        self.alpha = alpha
+        self.keep = keep
+        self.random_state = random_state
+        self.precomputed = precomputed
+        self.n_jobs = n_jobs

@@ -1,0 +1,137 @@
+"""XGB-FS, ReliefF and Boruta: cost-agnostic rankings filled to the budget."""
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+from costfs.bcr import BUDGET_TOLERANCE
+from costfs.methods import boruta, relieff, xgb_fs
+from costfs.methods.boruta import BorutaSelector
+from costfs.methods.relieff import ReliefFSelector
+from costfs.methods.xgb_fs import XGBImportanceSelector
+
+SMALL = {
+    "xgb_fs": {"n_estimators": 20, "max_depth": 4},
+    "relieff": {},
+    "boruta": {"max_iter": 12, "n_estimators": 40},
+}
+MODULES = {"xgb_fs": xgb_fs, "relieff": relieff, "boruta": boruta}
+SELECTORS = {
+    "xgb_fs": XGBImportanceSelector,
+    "relieff": ReliefFSelector,
+    "boruta": BorutaSelector,
+}
+N_INFORMATIVE = 2
+
+
+@pytest.fixture(scope="module")
+def easy_problem():
+    """Two informative columns, six of pure noise."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, size=160)
+    X = rng.normal(size=(160, 8))
+    X[:, 0] += 2.0 * y
+    X[:, 1] -= 1.5 * y
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def prepared(easy_problem):
+    X, y = easy_problem
+    return {name: module.prepare(X, y, seed=3, **SMALL[name]) for name, module in MODULES.items()}
+
+
+def select(name, prepared, X, y, costs, budgets, **params):
+    return MODULES[name].select(
+        X, y, costs, budgets, [None], prepared=prepared[name], seed=3, **SMALL[name], **params
+    )
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_budget_never_exceeded(name, easy_problem, prepared):
+    X, y = easy_problem
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        costs = rng.uniform(0.05, 1.0, size=X.shape[1])
+        budgets = sorted(rng.uniform(0.1, 4.0, size=3).tolist())
+        records = select(name, prepared, X, y, costs, budgets)
+        assert [record["budget"] for record in records] == budgets
+        for record in records:
+            spent = costs[record["features"]].sum()
+            assert spent <= record["budget"] + BUDGET_TOLERANCE
+            assert record["unused_budget"] == pytest.approx(record["budget"] - spent)
+            assert math.isnan(record["value"])
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_empty_set_when_every_cost_exceeds_the_budget(name, easy_problem, prepared):
+    X, y = easy_problem
+    costs = np.full(X.shape[1], 2.0)
+    (record,) = select(name, prepared, X, y, costs, [1.5])
+    assert record["features"].size == 0
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_same_seed_same_selection(name, easy_problem, prepared):
+    X, y = easy_problem
+    again = MODULES[name].prepare(X, y, seed=3, **SMALL[name])
+    for key, values in prepared[name].items():
+        assert np.array_equal(again[key], values)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_informative_features_ranked_above_noise(name, easy_problem, prepared):
+    X, y = easy_problem
+    costs = np.ones(X.shape[1])
+    (record,) = select(name, prepared, X, y, costs, [N_INFORMATIVE])
+    assert record["features"].tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_selector_contract(name, easy_problem):
+    X, y = easy_problem
+    costs = np.array([0.4, 0.5, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3])
+    selector = SELECTORS[name](feature_costs=costs, budget=1.0, random_state=3, **SMALL[name])
+    with pytest.raises(NotFittedError):
+        selector.get_support()
+    assert selector.fit(X, y) is selector
+    support = selector.get_support()
+    assert support.shape == (8,) and support.dtype == bool
+    assert support[:2].all() and costs[support].sum() <= 1.0 + BUDGET_TOLERANCE
+    assert selector.total_cost_ == pytest.approx(costs[support].sum())
+    assert np.array_equal(selector.transform(X), X[:, support])
+    reused = clone(selector).set_params(precomputed=selector.precomputed_, budget=0.5)
+    assert reused.fit(X, y).get_support(indices=True).tolist() == [0]
+
+
+@pytest.mark.parametrize("module", [xgb_fs, relieff])
+def test_mean_threshold_limits_the_fill(module, easy_problem, prepared):
+    X, y = easy_problem
+    name = module.__name__.rsplit(".", 1)[1]
+    scores = prepared[name]["scores"]
+    costs = np.full(X.shape[1], 0.1)
+    (thresholded,) = select(name, prepared, X, y, costs, [10.0])
+    (everything,) = select(name, prepared, X, y, costs, [10.0], threshold="none")
+    assert thresholded["features"].tolist() == np.flatnonzero(scores >= scores.mean()).tolist()
+    assert everything["features"].tolist() == list(range(X.shape[1]))
+    with pytest.raises(ValueError, match="threshold"):
+        select(name, prepared, X, y, costs, [10.0], threshold="median")
+
+
+def test_boruta_keeps_its_decisions_apart():
+    decisions = np.array([boruta.REJECTED, boruta.CONFIRMED, boruta.TENTATIVE, boruta.CONFIRMED])
+    importance = np.array([0.9, 0.1, 0.5, 0.3])
+    costs = np.ones(4)
+    assert boruta.boruta_order(decisions, importance, costs, "confirmed").tolist() == [3, 1]
+    assert boruta.boruta_order(decisions, importance, costs, "tentative").tolist() == [3, 1, 2]
+    assert boruta.boruta_order(decisions, importance, costs, "all").tolist() == [3, 1, 2, 0]
+    with pytest.raises(ValueError, match="keep"):
+        boruta.boruta_order(decisions, importance, costs, "some")
+
+
+def test_boruta_confirms_the_informative_features(prepared):
+    decisions = prepared["boruta"]["decisions"]
+    assert (decisions[:N_INFORMATIVE] == boruta.CONFIRMED).all()

@@ -1,0 +1,207 @@
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.neighbors import KNeighborsClassifier
+
+from costfs.bcr import BUDGET_TOLERANCE
+from costfs.methods import featboost
+from costfs.methods.featboost import FeatBoostModels, FeatBoostSelector, featboost_path
+
+SMALL_XGBOOST = {"n_estimators": 10, "max_depth": 3}
+
+
+def run(X, y, costs, budgets, grid, seed=0, **params):
+    params = {**SMALL_XGBOOST, **params}
+    prepared = featboost.prepare(X, y, seed=seed, **params)
+    return featboost.select(X, y, costs, budgets, grid, prepared=prepared, seed=seed, **params)
+
+
+def small_models(X, y, **params):
+    return FeatBoostModels(X, y, seed=0, **{**SMALL_XGBOOST, **params})
+
+
+@pytest.fixture
+def easy_problem():
+    """x0 cheap and informative, x1 dear and more informative, four noise columns."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, size=240)
+    X = rng.normal(size=(240, 6))
+    X[:, 0] += 1.5 * y
+    X[:, 1] += 3.0 * y
+    costs = np.array([0.1, 1.0, 0.5, 0.5, 0.5, 0.5])
+    return X, y, costs
+
+
+def random_instance(rng):
+    n, p = 90, 7
+    X = rng.normal(size=(n, p))
+    y = (X[:, 0] - 0.7 * X[:, 2] + rng.normal(size=n) > 0).astype(int)
+    return X, y, rng.uniform(0.1, 1.0, size=p)
+
+
+class ScriptedModels:
+    """Stands in for H1 and H2: equal weights rank 0, 1, 2, 3; any other weights rank 0, 3,
+    1, 2. With two candidates only the reset to equal weights finds feature 1."""
+
+    accuracy_by_set = {(): 0.5, (0,): 0.7, (1,): 0.6, (0, 3): 0.65, (0, 1): 0.8, (0, 1, 3): 0.75}
+    n_rows = 4
+
+    def equal_weights(self):
+        return np.ones(self.n_rows)
+
+    def importance(self, weights):
+        ranking = [0, 1, 2, 3] if np.allclose(weights, 1) else [0, 3, 1, 2]
+        importance = np.zeros(4)
+        importance[ranking] = [4, 3, 2, 1]
+        return importance
+
+    def accuracy(self, features):
+        return self.accuracy_by_set[features]
+
+    def accuracies(self, selected, candidates):
+        return np.array([self.accuracy(tuple(sorted((*selected, int(j))))) for j in candidates])
+
+    def loss(self, features):
+        return np.array([1.0, 2.0, 3.0, 4.0]) if features == (0,) else np.array([2.0, 1, 1, 1])
+
+
+def test_the_reset_happens_at_most_once():
+    path = featboost_path(ScriptedModels(), np.ones(4), budget=10.0, xi=0.0, n_candidates=2)
+    # 0 is chosen; the re-weighted ranking offers only 3, which does not help; the reset (equal
+    # weights) finds 1; then 3 fails again and, the reset being spent, the search stops.
+    assert path.features == (0, 1)
+    assert path.resets == 1
+    assert path.stop == "repeated"
+    assert path.accuracy == 0.8
+
+
+def test_stops_when_a_feature_would_be_selected_twice(easy_problem):
+    X, y, _ = easy_problem
+    copies = np.repeat(X[:, [0]], 3, axis=1)
+    costs = np.array([0.3, 0.2, 0.4])
+    models = small_models(copies, y)
+    # Even accepting any loss of accuracy, a copy adds nothing and the selected copy (no added
+    # cost) wins the tie: the best candidate is already selected, before and after the reset.
+    path = featboost_path(models, costs, budget=10.0, xi=0.0, epsilon=-1.0)
+    assert path.features == (1,)
+    assert path.resets == 1
+    assert path.stop == "repeated"
+
+
+def test_same_seed_same_selection():
+    X, y, costs = random_instance(np.random.default_rng(3))
+    first = run(X, y, costs, [0.8, 2.0], [0.0, 1.0], seed=7)
+    second = run(X, y, costs, [0.8, 2.0], [0.0, 1.0], seed=7)
+    for a, b in zip(first, second, strict=True):
+        assert np.array_equal(a["features"], b["features"])
+        assert a["resets"] == b["resets"]
+
+
+def test_budget_never_exceeded():
+    rng = np.random.default_rng(11)
+    for _ in range(4):
+        X, y, costs = random_instance(rng)
+        budgets = sorted(rng.uniform(0.2, 3.0, size=2))
+        for record in run(X, y, costs, budgets, [0.0, 1.0, 2.0], n_candidates=4):
+            spent = costs[record["features"]].sum()
+            assert spent <= record["budget"] + BUDGET_TOLERANCE
+            assert record["unused_budget"] == pytest.approx(record["budget"] - spent)
+            assert record["resets"] in (0, 1)
+            assert np.array_equal(record["features"], np.unique(record["features"]))
+
+
+def test_paths_do_not_depend_on_the_other_paths_of_the_call():
+    X, y, costs = random_instance(np.random.default_rng(5))
+    together = run(X, y, costs, [0.7, 2.5], [0.0, 2.0])
+    for record in together:
+        (alone,) = run(X, y, costs, [record["budget"]], [record["value"]])
+        assert np.array_equal(alone["features"], record["features"])
+
+
+def test_prepared_ranking_is_the_one_select_computes():
+    X, y, costs = random_instance(np.random.default_rng(8))
+    params = {**SMALL_XGBOOST, "n_candidates": 3}
+    prepared = featboost.prepare(X, y, seed=1, **params)
+    models = small_models(X, y)
+    assert np.array_equal(
+        models.importance(models.equal_weights()), prepared["equal_weight_importance"]
+    )
+    with_preparation = featboost.select(
+        X, y, costs, [2.0], [1.0], prepared=prepared, seed=1, **params
+    )
+    without = featboost.select(X, y, costs, [2.0], [1.0], prepared=None, seed=1, **params)
+    assert np.array_equal(with_preparation[0]["features"], without[0]["features"])
+
+
+def test_empty_set_when_nothing_fits(easy_problem):
+    X, y, costs = easy_problem
+    (record,) = run(X, y, costs, [0.05], [1.0])
+    assert record["features"].size == 0
+    assert record["unused_budget"] == pytest.approx(0.05)
+    path = featboost_path(small_models(X, y), costs, budget=0.05, xi=1.0)
+    assert path.stop == "budget" and path.features == ()
+
+
+def test_informative_features_first(easy_problem):
+    X, y, costs = easy_problem
+    models = small_models(X, y)
+    agnostic = featboost_path(models, costs, budget=10.0, xi=0.0)
+    assert agnostic.features[0] == 1
+    # With a steep cost trade-off the cheap informative feature comes first.
+    assert featboost_path(models, costs, budget=10.0, xi=2.0).features[0] == 0
+
+
+def test_max_features_selected_caps_the_search(easy_problem):
+    X, y, costs = easy_problem
+    path = featboost_path(small_models(X, y), costs, 10.0, 0.0, max_features_selected=1)
+    assert path.features == (1,) and path.stop == "max_features"
+
+
+def test_knn_accuracies_match_scikit_learn():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(120, 6)) * [1.0, 5.0, 0.2, 1.0, 3.0, 1.0]
+    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
+    models = small_models(X, y, n_neighbors=5)
+    candidates = np.array([0, 2, 4, 5])
+    expected = []
+    for j in candidates:
+        columns = models.X_evaluated[:, [1, 3, j]]
+        knn = KNeighborsClassifier(n_neighbors=5)
+        expected.append(
+            np.mean(
+                [
+                    np.mean(knn.fit(columns[train], y[train]).predict(columns[test]) == y[test])
+                    for train, test in models.folds
+                ]
+            )
+        )
+    assert np.allclose(models.accuracies((1, 3), candidates), expected)
+
+
+def test_xgboost_evaluator(easy_problem):
+    X, y, costs = easy_problem
+    (record,) = run(X, y, costs, [2.0], [0.0], evaluator="xgboost", n_candidates=3)
+    assert 1 in record["features"]
+    assert costs[record["features"]].sum() <= 2.0 + BUDGET_TOLERANCE
+    with pytest.raises(ValueError, match="evaluator"):
+        run(X, y, costs, [2.0], [0.0], evaluator="svm")
+
+
+def test_selector_contract(easy_problem):
+    X, y, costs = easy_problem
+    selector = FeatBoostSelector(
+        feature_costs=costs, budget=1.2, xi=1.0, random_state=0, **SMALL_XGBOOST
+    )
+    with pytest.raises(NotFittedError):
+        selector.get_support()
+    assert selector.fit(X, y) is selector
+    support = selector.get_support()
+    assert support.shape == (6,) and support.dtype == bool
+    assert costs[support].sum() <= 1.2 + BUDGET_TOLERANCE
+    assert np.array_equal(selector.transform(X), X[:, support])
+    assert np.array_equal(clone(selector).fit(X, y).get_support(), support)
+    reused = clone(selector).set_params(precomputed=selector.precomputed_).fit(X, y)
+    assert np.array_equal(reused.get_support(), support)
+    named = np.where(y == 1, "yes", "no")
+    assert np.array_equal(clone(selector).fit(X, named).get_support(), support)
