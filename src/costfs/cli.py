@@ -325,7 +325,13 @@ def plot_figures(args) -> None:
         sigma = storage.read_arrays(args.design)["sigma_correlated"] if args.design else None
         write(Path(args.out_correlations), figures.feature_correlation_figure(data, sigma))
     if args.out_cost_accuracy:
-        write(Path(args.out_cost_accuracy), figures.cost_accuracy_figure(summary))
+        # A schedule is one replicate's curve: the first replicate's is drawn per problem.
+        schedules = {}
+        if args.schedules:
+            table = storage.read_table(args.schedules)
+            first = table[table["rep"] == table["rep"].min()]
+            schedules = {problem: rows for problem, rows in first.groupby("problem")}
+        write(Path(args.out_cost_accuracy), figures.cost_accuracy_figure(summary, schedules))
     if args.out_table:
         storage.write_text(
             args.out_table,
@@ -466,6 +472,7 @@ def _parser() -> argparse.ArgumentParser:
         (["--summary"], {"required": True}),
         (["--real-data"], {"nargs": "*", "default": [], "help": "full.npz of each real data set"}),
         (["--design"], {"help": "simulation.npz with the simulated correlation matrix"}),
+        (["--schedules"], {"help": "model schedules (results/schedules/<method>.parquet)"}),
         (["--dpi"], {"type": int, "default": 150}),
         (["--out-xi-curves"], {"help": "directory"}),
         (["--out-method-violins"], {"help": "directory"}),

@@ -232,6 +232,8 @@ def figure_inputs():
     }
     if CORRELATED_SETTINGS:
         inputs["design"] = "results/design/simulation.npz"
+    if "msb" in METHODS:
+        inputs["schedules"] = "results/schedules/msb.parquet"
     return inputs
 
 
@@ -274,6 +276,8 @@ def figure_arguments(wildcards, input, output):
         arguments += ["--real-data", *input.real_data]
     if input.get("design"):
         arguments += ["--design", input.design]
+    if input.get("schedules"):
+        arguments += ["--schedules", input.schedules]
     for name, path in output.items():
         arguments += [f"--out-{name.replace('_', '-')}", path]
     return shlex.join(arguments)
