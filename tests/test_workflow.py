@@ -1,7 +1,11 @@
 """The Snakemake workflow end to end on config/tiny.yaml (a few minutes on 2 cores)."""
 
+import os
+import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -14,6 +18,17 @@ pytestmark = pytest.mark.workflow
 
 
 def write_study(directory: Path, **changes) -> Path:
+    """A copy of the workflow (Snakefile, rules, package sources it hashes) with the tiny study
+    as its default config, so a test may edit the copy's sources."""
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "Snakefile", directory)
+    for tree in ("workflow", "src", "envs"):
+        if not (directory / tree).exists():
+            shutil.copytree(
+                REPO / tree,
+                directory / tree,
+                ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+            )
     config = yaml.safe_load((REPO / "config" / "tiny.yaml").read_text())
     config["real_data"]["data_dir"] = str(SHARED_DATA)
     config.update(changes)
@@ -22,18 +37,23 @@ def write_study(directory: Path, **changes) -> Path:
     return directory
 
 
-def snakemake(directory: Path, *arguments: str) -> subprocess.CompletedProcess:
-    command = [
+def snakemake_command(directory: Path, *arguments: str) -> list[str]:
+    return [
         sys.executable,
         "-m",
         "snakemake",
         "--snakefile",
-        str(REPO / "Snakefile"),
+        str(directory / "Snakefile"),
         "--directory",
         str(directory),
         *arguments,
     ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=1800)
+
+
+def snakemake(directory: Path, *arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        snakemake_command(directory, *arguments), capture_output=True, text=True, timeout=1800
+    )
 
 
 def run_study(directory: Path, cores: int) -> Path:
@@ -47,9 +67,25 @@ def study(tmp_path_factory) -> Path:
     return run_study(write_study(tmp_path_factory.mktemp("two_cores")), cores=2)
 
 
+TINY = yaml.safe_load((REPO / "config" / "tiny.yaml").read_text())
+ALL_PROBLEMS = ["A", "B", "C", "D", "wdbc"]
+
+
+def expected_rows(method: str) -> int:
+    """Rows of runs.parquet per method in the tiny study: problems x reps x grid x budgets."""
+    settings = TINY["methods"][method]
+    problems = len(settings.get("problems", ALL_PROBLEMS))
+    grid = {"budget_rf": len(settings.get("alpha_grid", [])), "msb": 1}.get(method)
+    if grid is None:
+        grid = 1 if method in ("xgb_fs", "relieff", "boruta") else len(TINY["xi_grid"])
+    return problems * TINY["n_rep"] * grid * 2  # two budgets per problem
+
+
 def test_runs_table_has_one_row_per_problem_rep_method_xi_budget(study):
     runs = pd.read_parquet(study / "runs.parquet")
-    assert len(runs) == 5 * 2 * 2 * 3 * 2
+    assert runs.groupby("method").size().to_dict() == {
+        method: expected_rows(method) for method in TINY["methods"]
+    }
     expected = {
         "problem",
         "kind",
@@ -78,9 +114,9 @@ def test_settings_share_their_training_data_and_cost_free_work(study):
     prepared = sorted(
         p.relative_to(study / "prepared").as_posix() for p in (study / "prepared").rglob("*.npz")
     )
-    assert prepared == [
+    assert [path for path in prepared if path.startswith(("auc/", "pfi/", "sts/"))] == [
         f"{m}/{d}/rep~{r}.npz"
-        for m in ("auc", "pfi")
+        for m in ("auc", "pfi", "sts")
         for d in ("correlated", "independent", "wdbc")
         for r in (1, 2)
     ]
@@ -95,8 +131,14 @@ def test_settings_share_their_training_data_and_cost_free_work(study):
 
 def test_summary_has_strategies_intervals_and_real_data_ranks(study):
     summary = pd.read_parquet(study / "summary.parquet")
-    assert set(summary["strategy"]) == {"agnostic", "simple", "tuned"}
-    assert len(summary) == (4 * 2 + 2) * 2 * 3
+    strategies = summary.groupby("method")["strategy"].agg(lambda s: set(s)).to_dict()
+    for method in ("auc", "pfi", "sts", "sts_features", "fs", "featboost"):
+        assert strategies[method] == {"agnostic", "simple", "tuned"}
+    assert strategies["budget_rf"] == {"tuned"}
+    for method in ("msb", "xgb_fs", "relieff", "boruta"):
+        assert strategies[method] == {"fixed"}
+    cells = summary.groupby(["method", "strategy"]).size()
+    assert cells[("auc", "tuned")] == 5 * 2 and cells[("fs", "simple")] == 2 * 2
     assert (summary["n_runs"] == 2).all()
     assert (summary["ci_low"] <= summary["mmce_mean"]).all()
     assert (summary["mmce_mean"] <= summary["ci_high"]).all()
@@ -125,3 +167,78 @@ def test_config_errors_name_the_key(tmp_path):
     write_study(tmp_path, n_reps=3)
     result = snakemake(tmp_path, "-n", "--cores", "1")
     assert result.returncode != 0 and "n_reps" in result.stdout + result.stderr
+
+
+def planned_jobs(directory: Path) -> dict[str, int]:
+    """Rule -> number of jobs a dry run plans."""
+    result = snakemake(directory, "-n", "--quiet", "rules", "--cores", "1")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    counts = {}
+    for line in result.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("job", "total"):
+            counts[parts[0]] = int(parts[1])
+    return counts
+
+
+def test_editing_one_method_reruns_only_that_method(study):
+    directory = study.parent
+    module = directory / "src" / "costfs" / "methods" / "auc.py"
+    original = module.read_text()
+    try:
+        module.write_text(original + "\n# an edit\n")
+        jobs = planned_jobs(directory)
+    finally:
+        module.write_text(original)
+    # auc's cost-free scores (3 data sets x 2 reps), its selections and evaluations
+    # (5 problems x 2 reps), then aggregation and figures; no data, no other method.
+    assert jobs == {
+        "prepare_method": 6,
+        "select_features": 10,
+        "evaluate_selection": 10,
+        "aggregate_results": 1,
+        "plot_figures": 1,
+        "all": 1,
+    }
+    os.utime(module)  # touched, unchanged
+    assert planned_jobs(directory) == {}
+
+
+def test_editing_a_shared_module_reruns_its_users_but_not_the_data(study):
+    directory = study.parent
+    module = directory / "src" / "costfs" / "bcr.py"
+    original = module.read_text()
+    try:
+        module.write_text(original + "\n# an edit\n")
+        jobs = planned_jobs(directory)
+    finally:
+        module.write_text(original)
+    assert not any(rule.startswith(("simulate", "split", "load", "draw")) for rule in jobs)
+    assert jobs["select_features"] >= 20  # at least auc and pfi, which fill by the BCR
+
+
+def test_a_killed_run_resumes_to_identical_results(study, tmp_path):
+    directory = write_study(tmp_path)
+    process = subprocess.Popen(
+        snakemake_command(directory, "--cores", "2"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    evaluations = directory / "results" / "evaluation"
+    deadline = time.monotonic() + 900
+    while time.monotonic() < deadline and len(list(evaluations.rglob("*.parquet"))) < 3:
+        time.sleep(0.5)
+    # kill -9 of snakemake and of the jobs it runs, as when a node or session dies
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (directory / "results" / "runs.parquet").exists()
+    for partial in (directory / "results").rglob("*.tmp"):
+        raise AssertionError(f"a partial file was left: {partial}")
+    result = snakemake(directory, "--cores", "2", "--rerun-incomplete")
+    if "LockException" in result.stdout + result.stderr or "locked" in result.stdout:
+        assert snakemake(directory, "--unlock", "--cores", "1").returncode == 0
+        result = snakemake(directory, "--cores", "2", "--rerun-incomplete")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    for name in ("runs.parquet", "summary.parquet"):
+        assert (directory / "results" / name).read_bytes() == (study / name).read_bytes(), name

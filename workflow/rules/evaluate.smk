@@ -14,7 +14,6 @@ rule evaluate_selection:
         n_trees=config["evaluation"]["n_trees"],
         engine=config["engine"],
         code=code_version("evaluation.py"),
-    threads: 2
     conda:
         CONDA_ENV
     log:

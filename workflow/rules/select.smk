@@ -7,7 +7,6 @@ rule prepare_method:
         seed=config["seed"],
         method_params=lambda wildcards: as_json(method_parameters(wildcards.method)),
         code=lambda wildcards: method_code(wildcards.method),
-    threads: 2
     conda:
         CONDA_ENV
     log:
