@@ -1,4 +1,5 @@
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -72,3 +73,60 @@ def test_atomic_write_leaves_no_file_when_writing_fails(tmp_path):
     with pytest.raises(pa.ArrowInvalid):
         storage.write_table(tmp_path / "t.parquet", pd.DataFrame({"x": [object()]}))
     assert list(tmp_path.iterdir()) == []
+
+
+def frame_with(**columns) -> pd.DataFrame:
+    """Six rows of two good columns and a 0/1 target, with `columns` added or replaced."""
+    frame = pd.DataFrame(
+        {"a": [0.1, 0.5, 0.2, 0.9, 0.4, 0.7], "b": [1.0, 2, 3, 4, 5, 6], "target": [0, 1] * 3}
+    )
+    return frame.assign(**columns)
+
+
+@pytest.mark.parametrize(
+    ("frame", "message"),
+    [
+        (frame_with(b=[1.0, 2, np.nan, 4, 5, 6]), "column 'b' has a missing or infinite"),
+        (frame_with(b=[1.0, 2, np.inf, 4, 5, 6]), r"column 'b' has .* \(inf in row 2\)"),
+        (frame_with(b=list("uvwxyz")), "column 'b' is not numeric"),
+        (frame_with(target=[0] * 6), r"positive class 1 does not occur in target 'target'"),
+        (frame_with(target=[1] * 6), "target must have exactly two classes, found 1"),
+        (frame_with(target=[0, 1, np.nan, 0, 1, 0]), "target column 'target' has missing"),
+        (frame_with().drop(columns="target"), "no target column 'target'"),
+    ],
+)
+def test_loader_corpus_names_the_problem_and_writes_nothing(tmp_path, caplog, frame, message):
+    frame.to_csv(tmp_path / "bad.csv", index=False)
+    code, out = load(tmp_path, "bad", {}, tmp_path)
+    assert code == 2 and not out.exists()
+    assert re.search(f"bad.csv.*{message}", caplog.text), caplog.text
+
+
+def test_loader_maps_multi_class_targets_one_against_the_rest(tmp_path):
+    frame_with(target=[0, 1, 2, 2, 1, 0]).to_csv(tmp_path / "three.csv", index=False)
+    code, out = load(tmp_path, "three", {"positive_class": 2}, tmp_path)
+    assert code == 0 and storage.read_arrays(out)["y"].tolist() == [0, 0, 1, 1, 0, 0]
+
+
+def test_loader_keeps_constant_and_duplicated_columns_and_says_so(tmp_path, caplog):
+    frame_with(c=[3.0] * 6, d=[1.0, 2, 3, 4, 5, 6]).to_csv(tmp_path / "odd.csv", index=False)
+    code, out = load(tmp_path, "odd", {}, tmp_path)
+    assert code == 0 and storage.read_arrays(out)["X"].shape == (6, 4)
+    assert "column 'c' is constant (kept as a feature)" in caplog.text
+    assert "column 'd' duplicates column 'b' (kept as a feature)" in caplog.text
+
+
+def test_a_split_without_both_classes_in_training_is_an_error(tmp_path, caplog):
+    frame_with(target=[0, 0, 0, 0, 0, 1]).to_csv(tmp_path / "rare.csv", index=False)
+    _, dataset = load(tmp_path, "rare", {}, tmp_path)
+    outcomes = []
+    for rep in range(1, 6):
+        train, test = tmp_path / f"train{rep}.npz", tmp_path / f"test{rep}.npz"
+        arguments = ["split-data", "--study-seed", "1", "--dataset", str(dataset), "--name"]
+        arguments += ["rare", "--rep", str(rep), "--train-fraction", "0.5"]
+        arguments += ["--out-train", str(train), "--out-test", str(test)]
+        code = cli.main(arguments)
+        outcomes.append(code)
+        assert (code == 0) == train.exists() == test.exists()
+    assert 2 in outcomes, "the single row of class 1 landed in the training part every time"
+    assert "the training part has 3 rows of class 0 and 0 of class 1" in caplog.text

@@ -98,6 +98,8 @@ def _read_source_table(name: str, source: dict, data_dir: str | None):
 def load_dataset(args) -> None:
     frame, origin, target, positive = _read_source_table(args.name, args.source, args.data_dir)
     X, y, names = realdata.table_to_arrays(frame, target, positive, origin)
+    for note in realdata.degenerate_columns(X, names):
+        log.warning("%s: %s (kept as a feature)", origin, note)
     storage.write_arrays(args.out, {"X": X, "y": y, "feature_names": np.array(names)})
     log.info(
         "%s from %s: %d rows x %d features, P(y=1)=%.4f", args.name, origin, *X.shape, y.mean()
@@ -108,6 +110,7 @@ def split_data(args) -> None:
     data = storage.read_arrays(args.dataset)
     rng = derive_rng(args.study_seed, "split", args.name, args.rep)
     train, test = realdata.split_indices(rng, data["y"].size, args.train_fraction)
+    realdata.check_training_classes(data["y"][train], f"split {args.name} rep {args.rep}")
     for rows, out in ((train, args.out_train), (test, args.out_test)):
         storage.write_arrays(
             out,

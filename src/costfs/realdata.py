@@ -30,6 +30,31 @@ def table_to_arrays(
     return features.to_numpy(dtype=float), y, [str(c) for c in features.columns]
 
 
+def degenerate_columns(X: np.ndarray, names: list[str]) -> list[str]:
+    """Constant columns and columns identical to an earlier one, described by name.
+
+    Both are valid features (a constant column carries no information, a copy has its own
+    cost); they are reported because they usually mean a preprocessing slip.
+    """
+    notes = [f"column {names[j]!r} is constant" for j in np.flatnonzero(np.ptp(X, axis=0) == 0)]
+    first_of = {}
+    for j in range(X.shape[1]):
+        first = first_of.setdefault(X[:, j].tobytes(), j)
+        if first != j:
+            notes.append(f"column {names[j]!r} duplicates column {names[first]!r}")
+    return notes
+
+
+def check_training_classes(y_train: np.ndarray, source: str) -> None:
+    """A training part needs rows of both classes."""
+    counts = np.bincount(y_train, minlength=2)
+    if counts.min() == 0:
+        raise DataError(
+            f"{source}: the training part has {counts[0]} rows of class 0 and {counts[1]} of "
+            "class 1; the data set is too small or too unbalanced for train_fraction"
+        )
+
+
 def split_indices(
     rng: np.random.Generator, n_rows: int, train_fraction: float
 ) -> tuple[np.ndarray, np.ndarray]:

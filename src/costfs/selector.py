@@ -1,13 +1,20 @@
 """The scikit-learn face of every method: a selector built on the method's workflow functions."""
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from costfs.methods import load_method
-from costfs.validation import check_binary_target, check_budget, check_costs
+from costfs.validation import (
+    check_binary_target,
+    check_budget,
+    check_costs,
+    check_feature_frame,
+    check_features,
+)
 
 
 class CostConstrainedSelector(SelectorMixin, BaseEstimator):
@@ -19,6 +26,13 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
 
     `precomputed`, where given, is the result of the method's cost-free `prepare` on the same
     (X, y): changing `feature_costs`, `budget` or `xi` then does not recompute it.
+
+    `feature_costs` is an array in column order, or a mapping / pandas Series keyed by column
+    name when X is a DataFrame. X must be numeric and finite and y must have exactly two
+    classes; anything else raises `DataError` naming the column, row or value. Constant and
+    duplicated columns are valid features: a constant column carries no information and is
+    never chosen while an informative feature fits the budget; each copy of a duplicated column
+    is a feature with its own cost.
     """
 
     _method_name: str
@@ -42,9 +56,15 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Select features on (X, y); sets `selected_features_`, `total_cost_`, `support_`."""
+        if isinstance(X, pd.DataFrame):
+            check_feature_frame(X, "X")
+        else:
+            check_features(X)
         X = validate_data(self, X, dtype=float, ensure_all_finite=True)
         y = check_binary_target(y, X.shape[0])
-        costs = check_costs(self.feature_costs, X.shape[1])
+        costs = check_costs(
+            self.feature_costs, X.shape[1], feature_names=getattr(self, "feature_names_in_", None)
+        )
         budget = check_budget(self.budget)
         seed = self._seed()
         parameters = self._method_parameters()

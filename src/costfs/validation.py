@@ -23,7 +23,7 @@ def check_feature_frame(frame: pd.DataFrame, source: str) -> None:
             row = int(np.flatnonzero(~finite)[0])
             raise DataError(
                 f"{source}: column {column!r} has a missing or infinite value "
-                f"({values.iloc[row]!r} in row {row}); impute or drop it first"
+                f"({values.iloc[row]} in row {row}); impute or drop it first"
             )
 
 
@@ -41,7 +41,7 @@ def check_features(X: np.ndarray, source: str = "X") -> np.ndarray:
     if not finite.all():
         row, column = (int(i) for i in np.argwhere(~finite)[0])
         raise DataError(
-            f"{source}: value {X[row, column]!r} in row {row}, column {column} is missing "
+            f"{source}: value {float(X[row, column])} in row {row}, column {column} is missing "
             "or infinite; impute or drop it first"
         )
     return X
@@ -63,10 +63,21 @@ def check_binary_target(y: np.ndarray, n_rows: int, source: str = "y") -> np.nda
     return (y == classes[1]).astype(np.int8)
 
 
-def check_costs(costs: object, n_features: int, source: str = "feature_costs") -> np.ndarray:
-    """Positive finite costs, one per feature."""
+def check_costs(
+    costs: object,
+    n_features: int,
+    source: str = "feature_costs",
+    feature_names: np.ndarray | None = None,
+) -> np.ndarray:
+    """Positive finite costs, one per feature.
+
+    Costs given as a mapping or a pandas Series keyed by feature name are put in the order of
+    `feature_names`; every feature needs a cost and every key must be a feature.
+    """
     if costs is None:
         raise DataError(f"{source}: costs are missing; give one positive cost per feature")
+    if isinstance(costs, dict | pd.Series):
+        costs = _costs_by_name(pd.Series(costs), feature_names, source)
     try:
         costs = np.asarray(costs, dtype=float)
     except (TypeError, ValueError) as error:
@@ -79,10 +90,28 @@ def check_costs(costs: object, n_features: int, source: str = "feature_costs") -
     if bad.any():
         index = int(np.flatnonzero(bad)[0])
         raise DataError(
-            f"{source}: cost of feature {index} is {costs[index]!r}; costs must be positive "
+            f"{source}: cost of feature {index} is {float(costs[index])}; costs must be positive "
             "and finite"
         )
     return costs
+
+
+def _costs_by_name(costs: pd.Series, feature_names: np.ndarray | None, source: str) -> pd.Series:
+    if feature_names is None:
+        raise DataError(
+            f"{source}: costs keyed by feature name need X with column names (a DataFrame); "
+            "give an array of costs in column order instead"
+        )
+    names = [str(name) for name in feature_names]
+    keys = [str(key) for key in costs.index]
+    missing = [name for name in names if name not in keys]
+    unknown = [key for key in keys if key not in names]
+    if missing or unknown:
+        raise DataError(
+            f"{source}: cost names do not match the feature names of X: no cost for "
+            f"{missing[:5]}, costs for unknown features {unknown[:5]}"
+        )
+    return costs.set_axis(keys).loc[names]
 
 
 def check_budget(budget: object, source: str = "budget") -> float:

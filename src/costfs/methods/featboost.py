@@ -57,6 +57,7 @@ from costfs.bcr import BUDGET_TOLERANCE, step_ratio
 from costfs.methods.xgb_fs import xgboost_classifier, xgboost_importance
 from costfs.seeds import derive_seed
 from costfs.selector import CostConstrainedSelector
+from costfs.validation import DataError
 
 HYPERPARAMETER = "xi"
 STRATEGIES = ("agnostic", "simple", "tuned")
@@ -115,6 +116,12 @@ class FeatBoostModels:
         )
         # Distances of the k-NN evaluator would otherwise be ruled by the widest column.
         self.X_evaluated = StandardScaler().fit_transform(self.X) if evaluator == "knn" else self.X
+        smallest_class = int(np.bincount(self.y).min())
+        if smallest_class < n_folds:
+            raise DataError(
+                f"featboost: n_folds={n_folds} stratified folds need at least {n_folds} rows of "
+                f"each class, but a class has only {smallest_class}; lower n_folds or add rows"
+            )
         splitter = StratifiedKFold(
             int(n_folds), shuffle=True, random_state=derive_seed(seed, "folds")
         )

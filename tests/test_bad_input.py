@@ -1,0 +1,171 @@
+"""The bad-input corpus, walked through for every selector: each case is a `DataError` (or
+scikit-learn's own error) naming the offending column, row, key or value, or a documented
+behaviour that is asserted."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from costfs.methods import method_names
+from costfs.validation import DataError
+from tests.conftest import SELECTORS
+
+COSTS = np.array([0.4, 0.3, 0.3, 0.5, 0.2, 0.9])
+NAMES = [f"f{j}" for j in range(6)]
+
+
+def make(method: str, **parameters):
+    selector = SELECTORS[method]().set_params(random_state=0, xi=1.0)
+    return selector.set_params(**{"feature_costs": COSTS, "budget": 1.0, **parameters})
+
+
+@pytest.fixture
+def problem(rng):
+    X = rng.normal(size=(150, 6))
+    y = (X[:, 0] + 0.5 * X[:, 3] + rng.normal(scale=0.5, size=150) > 0).astype(int)
+    return X, y
+
+
+def test_every_method_is_in_the_corpus():
+    assert sorted(SELECTORS) == method_names()
+
+
+@pytest.fixture(params=sorted(SELECTORS))
+def method(request):
+    return request.param
+
+
+@pytest.mark.parametrize(
+    ("bad_value", "message"), [(np.nan, "nan in row 3, column 2"), (np.inf, "inf in row 3")]
+)
+def test_missing_or_infinite_values_are_named(method, problem, bad_value, message):
+    X, y = problem
+    X = X.copy()
+    X[3, 2] = bad_value
+    with pytest.raises(DataError, match=message):
+        make(method).fit(X, y)
+    frame = pd.DataFrame(X, columns=NAMES)
+    with pytest.raises(DataError, match="column 'f2' has a missing or infinite value"):
+        make(method).fit(frame, y)
+
+
+def test_non_numeric_column_is_named(method, problem):
+    X, y = problem
+    frame = pd.DataFrame(X, columns=NAMES).assign(f4=["low", "high"] * 75)
+    with pytest.raises(DataError, match="column 'f4' is not numeric"):
+        make(method).fit(frame, y)
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        (np.arange(150) % 3, r"exactly two classes, found 3 \(0, 1, 2\)"),
+        (np.ones(150), r"exactly two classes, found 1 \(1.0\)"),
+        (np.r_[np.zeros(149), np.nan], "missing or infinite"),
+        (np.zeros(140), "expected 150 labels"),
+    ],
+)
+def test_targets_that_are_not_binary_are_rejected(method, problem, target, message):
+    X, _ = problem
+    with pytest.raises(DataError, match=message):
+        make(method).fit(X, target)
+
+
+@pytest.mark.parametrize(
+    ("costs", "message"),
+    [
+        (None, "costs are missing"),
+        (COSTS[:4], "expected 6 costs"),
+        (np.r_[COSTS[:5], 0.0], "cost of feature 5 is 0.0"),
+        (np.r_[COSTS[:5], -1.0], "cost of feature 5 is -1.0"),
+        (np.r_[COSTS[:5], np.nan], "cost of feature 5 is nan"),
+        (list("abcdef"), "costs must be numbers"),
+    ],
+)
+def test_bad_costs_are_named(method, problem, costs, message):
+    X, y = problem
+    with pytest.raises(DataError, match=message):
+        make(method, feature_costs=costs).fit(X, y)
+
+
+@pytest.mark.parametrize(("budget", "message"), [(0, "0"), (-1.0, "-1.0"), ("a", "'a'")])
+def test_bad_budgets_are_named(method, problem, budget, message):
+    X, y = problem
+    with pytest.raises(DataError, match=f"budget: must be a positive number, got {message}"):
+        make(method, budget=budget).fit(X, y)
+
+
+def test_costs_keyed_by_name_follow_the_columns(method, problem):
+    X, y = problem
+    frame = pd.DataFrame(X, columns=NAMES)
+    by_name = pd.Series(COSTS, index=NAMES).iloc[::-1]
+    named = make(method, feature_costs=by_name).fit(frame, y)
+    ordered = make(method).fit(frame, y)
+    assert np.array_equal(named.get_support(), ordered.get_support())
+    with pytest.raises(
+        DataError, match=r"no cost for \['f5'\], costs for unknown features \['g'\]"
+    ):
+        make(method, feature_costs=dict(zip(NAMES[:5] + ["g"], COSTS, strict=True))).fit(frame, y)
+    with pytest.raises(DataError, match="need X with column names"):
+        make(method, feature_costs=dict(zip(NAMES, COSTS, strict=True))).fit(X, y)
+
+
+def test_columns_at_transform_must_match_those_at_fit(method, problem):
+    X, y = problem
+    selector = make(method).fit(pd.DataFrame(X, columns=NAMES), y)
+    renamed = pd.DataFrame(X, columns=[f"g{j}" for j in range(6)])
+    with pytest.raises(ValueError, match="Feature names unseen at fit time:\n- g0"):
+        selector.transform(renamed)
+    with (
+        pytest.warns(UserWarning, match="X does not have valid feature names"),
+        pytest.raises(ValueError, match="X has 5 features, but .* is expecting 6"),
+    ):
+        selector.transform(X[:, :5])
+
+
+def test_constant_column_is_never_chosen_over_an_informative_one(method, problem):
+    X, y = problem
+    X = X.copy()
+    X[:, 0] = 3.0  # replaces the strongest feature, so f3 is the informative one left
+    one_feature = make(method, feature_costs=np.ones(6), budget=1.5).fit(X, y)
+    assert 0 not in one_feature.selected_features_
+    everything = make(method, feature_costs=np.ones(6), budget=6.0).fit(X, y)
+    assert everything.total_cost_ <= 6.0
+
+
+def test_duplicated_columns_are_features_with_their_own_costs(method, problem):
+    X, y = problem
+    X = np.c_[X, X[:, 0]]
+    costs = np.r_[COSTS, 0.4]
+    first = make(method, feature_costs=costs).fit(X, y)
+    second = make(method, feature_costs=costs).fit(X, y)
+    assert np.array_equal(first.selected_features_, second.selected_features_)
+    assert first.total_cost_ <= 1.0 + 1e-9
+
+
+def test_budget_below_every_cost_selects_nothing(method, problem):
+    X, y = problem
+    selector = make(method, budget=0.1).fit(X, y)
+    assert selector.selected_features_.size == 0 and selector.total_cost_ == 0.0
+    with pytest.warns(UserWarning, match="No features were selected"):
+        assert selector.transform(X).shape == (150, 0)
+
+
+def test_budget_above_the_total_cost_stays_within_it(method, problem):
+    X, y = problem
+    selector = make(method, budget=100.0).fit(X, y)
+    assert 0 < selector.selected_features_.size <= 6
+    assert selector.total_cost_ <= COSTS.sum() + 1e-9
+
+
+def test_a_few_rows_work_or_name_the_limit(method, rng):
+    X = rng.normal(size=(8, 6))
+    y = np.array([0, 1] * 3 + [0, 0])  # three rows of class 1, five of class 0
+    selector = make(method, budget=100.0)
+    if method == "featboost":
+        selector.set_params(n_folds=4)
+        with pytest.raises(DataError, match="n_folds=4 .* a class has only 3"):
+            selector.fit(X, y)
+        selector.set_params(n_folds=3)
+    selector.fit(X, y)
+    assert selector.total_cost_ <= COSTS.sum() + 1e-9
