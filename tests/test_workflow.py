@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -242,3 +243,83 @@ def test_a_killed_run_resumes_to_identical_results(study, tmp_path):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     for name in ("runs.parquet", "summary.parquet"):
         assert (directory / "results" / name).read_bytes() == (study / name).read_bytes(), name
+
+
+@pytest.fixture(scope="module")
+def faulty_study(tmp_path_factory) -> dict:
+    """A small study whose relieff selections raise, run with --keep-going, then repaired.
+
+    Its budgets are one below every feature's cost (0.05 < cost_min) and one above the total.
+    """
+    directory = write_study(
+        tmp_path_factory.mktemp("faulty"),
+        simulation={**TINY["simulation"], "settings": ["A"], "budgets": [0.05, 100]},
+        real_data={**TINY["real_data"], "datasets": {}},
+        methods={"auc": {}, "sts": TINY["methods"]["sts"], "relieff": {}},
+    )
+    module = directory / "src" / "costfs" / "methods" / "relieff.py"
+    original = module.read_text()
+    module.write_text(
+        original.replace(
+            "def select(",
+            "def select(*args, **kwargs):\n    raise RuntimeError('injected fault')\n\n\n"
+            "def unused_select(",
+            1,
+        )
+    )
+    failed = snakemake(directory, "--cores", "2", "--keep-going")
+    observed = {
+        "failed": failed,
+        "after_failure": sorted(
+            p.relative_to(directory).as_posix() for p in (directory / "results").rglob("*")
+        ),
+        "logs": {
+            p.name: p.read_text() for p in (directory / "logs" / "select_features").rglob("*.log")
+        },
+    }
+    module.write_text(original)
+    observed["planned"] = planned_jobs(directory)
+    repaired = snakemake(directory, "--cores", "2")
+    assert repaired.returncode == 0, repaired.stderr[-3000:]
+    observed["results"] = directory / "results"
+    return observed
+
+
+def test_a_failing_job_leaves_no_output_and_a_readable_log(faulty_study):
+    assert faulty_study["failed"].returncode != 0
+    files = faulty_study["after_failure"]
+    assert not [f for f in files if f.startswith("results/selection/relieff/")]
+    assert not [f for f in files if f.endswith(".tmp") or "/." in f]
+    relieff_logs = [text for name, text in faulty_study["logs"].items() if "RuntimeError" in text]
+    assert relieff_logs and all("RuntimeError: injected fault" in t for t in relieff_logs)
+    # --keep-going: every other method's work was done
+    for method in ("auc", "sts"):
+        assert len([f for f in files if f.startswith(f"results/evaluation/{method}/")]) >= 2
+
+
+def test_the_rerun_after_a_fault_does_only_what_failed(faulty_study):
+    # relieff's cost-free prepare succeeded; its 2 selections (A's replicates) failed
+    assert faulty_study["planned"] == {
+        "select_features": 2,
+        "evaluate_selection": 2,
+        "aggregate_results": 1,
+        "plot_figures": 1,
+        "all": 1,
+    }
+
+
+def test_edge_budgets_are_valid_rows(faulty_study):
+    results = faulty_study["results"]
+    runs = pd.read_parquet(results / "runs.parquet")
+    assert set(runs["budget"]) == {0.05, 100}
+    below = runs[runs["budget"] == 0.05]
+    assert (below["n_selected"] == 0).all() and (below["cost"] == 0).all()
+    for rep, rows in below.groupby("rep"):
+        train = np.load(results / "data/simulated/independent" / f"rep~{rep}" / "train.npz")
+        test = np.load(results / "data/simulated/independent/test.npz")
+        majority = int(train["y"].mean() > 0.5)
+        assert np.allclose(rows["test_mmce"], np.mean(test["y"] != majority))
+    above = runs[runs["budget"] == 100]
+    assert (above["n_selected"] > 0).all()
+    summary = pd.read_parquet(results / "summary.parquet")
+    assert set(summary["budget"]) == {0.05, 100} and summary["mmce_mean"].notna().all()
