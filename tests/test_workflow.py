@@ -198,6 +198,7 @@ def test_editing_one_method_reruns_only_that_method(study):
         "select_features": 10,
         "evaluate_selection": 10,
         "aggregate_results": 1,
+        "tabulate_findings": 1,
         "plot_figures": 1,
         "all": 1,
     }
@@ -303,6 +304,7 @@ def test_the_rerun_after_a_fault_does_only_what_failed(faulty_study):
         "select_features": 2,
         "evaluate_selection": 2,
         "aggregate_results": 1,
+        "tabulate_findings": 1,
         "plot_figures": 1,
         "all": 1,
     }

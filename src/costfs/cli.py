@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from costfs import aggregation, evaluation, realdata, simulate, storage
+from costfs import aggregation, evaluation, findings, realdata, simulate, storage
 from costfs.forest import resolve_engine
 from costfs.methods import load_method
 from costfs.seeds import derive_rng, derive_seed
@@ -274,6 +274,23 @@ def aggregate(args) -> None:
     log.info("aggregated %d runs into %d summary rows", len(runs), len(summary))
 
 
+def tabulate_findings(args) -> None:
+    chosen = aggregation.choose_strategies(storage.read_table(args.runs), args.strategies)
+    tables = {
+        args.out_tuning: findings.tuning_gains(chosen),
+        args.out_tuning_by_budget: findings.tuning_gains(chosen, by_budget=True),
+        args.out_methods: findings.compare_methods(chosen),
+        args.out_methods_by_budget: findings.compare_methods(chosen, by_budget=True),
+        args.out_common_methods: findings.compare_methods(chosen, args.common_methods),
+        args.out_common_methods_by_budget: findings.compare_methods(
+            chosen, args.common_methods, by_budget=True
+        ),
+    }
+    for path, table in tables.items():
+        storage.write_text(path, table.to_csv(index=False, float_format="%.5g"))
+    log.info("wrote %d finding tables", len(tables))
+
+
 def collect_schedules(args) -> None:
     """One table of a schedule method's model schedules (msB's cost-accuracy curves)."""
     method = load_method(args.method)
@@ -457,6 +474,24 @@ def _parser() -> argparse.ArgumentParser:
         (["--out-runs"], {"required": True}),
         (["--out-summary"], {"required": True}),
         (["--out-timings"], {"required": True}),
+    )
+    command(
+        "tabulate-findings",
+        tabulate_findings,
+        (["--runs"], {"required": True}),
+        (["--strategies"], {"nargs": "+", "required": True}),
+        (["--common-methods"], {"nargs": "*", "default": []}),
+        *(
+            ([f"--out-{name}"], {"required": True})
+            for name in (
+                "tuning",
+                "tuning-by-budget",
+                "methods",
+                "methods-by-budget",
+                "common-methods",
+                "common-methods-by-budget",
+            )
+        ),
     )
     command(
         "collect-schedules",

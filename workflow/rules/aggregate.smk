@@ -19,6 +19,28 @@ rule aggregate_results:
         " --out-summary {output.summary} --out-timings {output.timings} 2> {log}"
 
 
+rule tabulate_findings:
+    input:
+        "results/runs.parquet",
+    output:
+        **{name: f"results/findings/{name}.csv" for name in FINDING_TABLES},
+    params:
+        strategies=" ".join(config["strategies"]),
+        common_methods=" ".join(common_methods()),
+        code=code_version("findings.py"),
+    conda:
+        CONDA_ENV
+    log:
+        "logs/tabulate_findings.log",
+    shell:
+        "costfs tabulate-findings --runs {input} --strategies {params.strategies}"
+        " --common-methods {params.common_methods} --out-tuning {output.tuning}"
+        " --out-tuning-by-budget {output.tuning_by_budget} --out-methods {output.methods}"
+        " --out-methods-by-budget {output.methods_by_budget}"
+        " --out-common-methods {output.common_methods}"
+        " --out-common-methods-by-budget {output.common_methods_by_budget} 2> {log}"
+
+
 rule collect_schedules:
     input:
         lambda wildcards: [

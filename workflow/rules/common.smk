@@ -200,6 +200,15 @@ def runs(method):
     return [(problem, rep) for problem in method_problems(method) for rep in REPS]
 
 
+FINDING_TABLES = ("tuning", "tuning_by_budget", "methods", "methods_by_budget",
+                  "common_methods", "common_methods_by_budget")
+
+
+def common_methods():
+    """Methods that run on every problem of the study."""
+    return [method for method in METHODS if "problems" not in config["methods"][method]]
+
+
 def schedule_methods():
     """Methods whose selection keeps a model schedule (a cost-accuracy curve) to write out."""
     return [method for method in METHODS if hasattr(load_method(method), "schedule_from_arrays")]
@@ -287,4 +296,5 @@ def final_outputs():
     # Plain paths: the flags (directory, report) belong to the rule's outputs only.
     return ["results/runs.parquet", "results/summary.parquet", "results/timings.parquet",
             *(str(path) for path in figure_outputs().values()),
+            *(f"results/findings/{name}.csv" for name in FINDING_TABLES),
             *(f"results/schedules/{method}.parquet" for method in schedule_methods())]

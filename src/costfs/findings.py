@@ -1,0 +1,99 @@
+"""The paper's findings as tables (RF paper, sections 4-5): the value of tuning xi over the fixed
+strategies, method comparisons by data type and budget, and real-data ranks.
+
+Every interval is a 95% Monte Carlo interval over replicates: a replicate's figure is its mean
+over the problems and budgets of a cell (those share the replicate's training data), and the
+replicates are independent.
+"""
+
+import numpy as np
+import pandas as pd
+
+from costfs.aggregation import Z_95
+
+GROUP_ORDER = ["independent", "correlated", "real"]
+"""Problem groups: simulated settings by data type (A, B independent; C, D correlated), then
+the real data sets."""
+
+BEST_STRATEGIES = ("tuned", "fixed")
+"""What a method is compared with: its tuned hyperparameter, or its only configuration."""
+
+
+def problem_groups(rows: pd.DataFrame) -> pd.Series:
+    return pd.Series(
+        np.where(rows["kind"] == "real", "real", rows["dataset"]), index=rows.index, name="group"
+    )
+
+
+def _interval(per_rep: pd.DataFrame, keys: list[str], value: str) -> pd.DataFrame:
+    """Mean, standard error and 95% interval of `value` over replicates, per `keys`."""
+    table = (
+        per_rep.groupby(keys, observed=True)[value]
+        .agg(n_reps="size", mean="mean", sd="std")
+        .reset_index()
+    )
+    table["se"] = table.pop("sd").fillna(0.0) / np.sqrt(table["n_reps"])
+    table["ci_low"] = table["mean"] - Z_95 * table["se"]
+    table["ci_high"] = table["mean"] + Z_95 * table["se"]
+    return table
+
+
+def tuning_gains(chosen: pd.DataFrame, by_budget: bool = False) -> pd.DataFrame:
+    """Test MMCE of each fixed-xi strategy minus that of the tuned one, per (group, method,
+    baseline[, budget]): positive means tuning xi helps. Also the share of (problem, budget,
+    replicate) cells where tuning is strictly better and strictly worse."""
+    cells = ["problem", "budget", "rep", "method"]
+    rows = chosen.assign(group=problem_groups(chosen))
+    tuned = rows[rows["strategy"] == "tuned"].set_index(cells)["test_mmce"]
+    tables = []
+    for baseline in ("agnostic", "simple"):
+        fixed = rows[rows["strategy"] == baseline].set_index(cells)
+        if fixed.empty:
+            continue
+        paired = fixed[["group"]].assign(
+            gain=fixed["test_mmce"] - tuned.reindex(fixed.index), baseline=baseline
+        )
+        paired = paired.dropna(subset=["gain"]).reset_index()
+        keys = ["group", "method", "baseline"] + (["budget"] if by_budget else [])
+        per_rep = paired.groupby(keys + ["rep"], observed=True)["gain"].mean().reset_index()
+        table = _interval(per_rep, keys, "gain")
+        shares = paired.groupby(keys, observed=True)["gain"].agg(
+            tuned_better=lambda g: float((g > 0).mean()),
+            tuned_worse=lambda g: float((g < 0).mean()),
+        )
+        tables.append(table.merge(shares.reset_index(), on=keys))
+    if not tables:  # a study without the fixed strategies
+        return pd.DataFrame(columns=["group", "method", "baseline", "n_reps", "mean"])
+    return _ordered(pd.concat(tables, ignore_index=True))
+
+
+def compare_methods(
+    chosen: pd.DataFrame, methods: list[str] | None = None, by_budget: bool = False
+) -> pd.DataFrame:
+    """Test MMCE and mean rank of methods, each at its best strategy (tuned, else fixed), per
+    group[, budget], on the group's cells (problem, budget, replicate) where all of them ran.
+
+    `methods` None compares, in each group, every method that ran in it. Rank 1 is the lowest
+    MMCE of a cell (ties share the mean rank)."""
+    cells = ["problem", "budget", "rep"]
+    rows = chosen[chosen["strategy"].isin(BEST_STRATEGIES)]
+    if methods is not None:
+        rows = rows[rows["method"].isin(methods)]
+    rows = rows.assign(group=problem_groups(rows))
+    in_group = rows.groupby("group")["method"].transform("nunique")
+    expected = len(methods) if methods is not None else in_group
+    rows = rows[rows.groupby(cells)["method"].transform("nunique") == expected].copy()
+    rows["rank"] = rows.groupby(cells)["test_mmce"].rank(method="average")
+    keys = ["group", "method"] + (["budget"] if by_budget else [])
+    per_rep = rows.groupby(keys + ["rep"], observed=True)[["test_mmce", "rank"]].mean()
+    table = _interval(per_rep.reset_index(), keys, "test_mmce")
+    ranks = rows.groupby(keys, observed=True).agg(
+        mean_rank=("rank", "mean"), n_cells=("rank", "size"), n_problems=("problem", "nunique")
+    )
+    return _ordered(table.merge(ranks.reset_index(), on=keys))
+
+
+def _ordered(table: pd.DataFrame) -> pd.DataFrame:
+    table["group"] = pd.Categorical(table["group"], GROUP_ORDER, ordered=True)
+    keys = [column for column in ("group", "baseline", "budget", "method") if column in table]
+    return table.sort_values(keys, kind="stable").reset_index(drop=True)

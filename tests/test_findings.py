@@ -1,0 +1,66 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from costfs.aggregation import choose_strategies
+from costfs.findings import compare_methods, tuning_gains
+
+
+def run(problem, rep, method, value, budget, oob, test, hyperparameter="xi"):
+    dataset = {"A": "independent", "C": "correlated"}.get(problem, problem)
+    kind = "real" if problem == "wdbc" else "simulated"
+    return dict(
+        problem=problem, kind=kind, dataset=dataset, rep=rep, method=method,
+        hyperparameter=hyperparameter, hyperparameter_value=value, budget=budget,
+        oob_mmce=oob, test_mmce=test, cost=budget / 2, n_selected=1,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def chosen():
+    rows = []
+    for problem in ("A", "C", "wdbc"):
+        for rep in (1, 2, 3):
+            noise = 0.01 * rep
+            for budget in (1, 2):
+                # xi = 2 has the lowest OOB error, so `tuned` picks it
+                for value, test in ((0.0, 0.30), (1.0, 0.20), (2.0, 0.10)):
+                    rows.append(run(problem, rep, "m1", value, budget, test, test + noise))
+                rows.append(run(problem, rep, "m2", np.nan, budget, 0.15, 0.15, ""))
+            if problem == "C":  # m3 runs on C only
+                rows += [run("C", rep, "m3", np.nan, b, 0.05, 0.05, "") for b in (1, 2)]
+    return choose_strategies(pd.DataFrame(rows), ["agnostic", "simple", "tuned"])
+
+
+def test_tuning_gain_is_the_paired_difference_with_a_replicate_interval(chosen):
+    gains = tuning_gains(chosen).set_index(["group", "method", "baseline"])
+    assert list(gains.index.get_level_values("group").unique()) == [
+        "independent",
+        "correlated",
+        "real",
+    ]
+    assert gains.loc[("real", "m1", "agnostic"), "mean"] == pytest.approx(0.2)
+    assert gains.loc[("real", "m1", "simple"), "mean"] == pytest.approx(0.1)
+    # the noise is shared by the strategies of a replicate: paired differences have no spread
+    assert gains["ci_high"].sub(gains["ci_low"]).max() == pytest.approx(0.0)
+    assert (gains["tuned_better"] == 1.0).all() and (gains["n_reps"] == 3).all()
+    by_budget = tuning_gains(chosen, by_budget=True)
+    assert len(by_budget) == 2 * len(gains)
+
+
+def test_methods_are_ranked_on_the_cells_where_all_ran(chosen):
+    table = compare_methods(chosen).set_index(["group", "method"])
+    assert table.loc[("independent", "m1"), "mean_rank"] == 1.0
+    assert table.loc[("independent", "m2"), "mean_rank"] == 2.0
+    # on C, m3 (0.05) beats m1 (0.10 + noise) and m2 (0.15)
+    assert table.loc[("correlated", "m3"), "mean_rank"] == 1.0
+    assert table.loc[("correlated", "m2"), "mean_rank"] == 3.0
+    assert table.loc[("independent", "m1"), "mean"] == pytest.approx(0.12)
+    assert (
+        table.loc[("independent", "m1"), "ci_low"]
+        < 0.12
+        < table.loc[("independent", "m1"), "ci_high"]
+    )
+    common = compare_methods(chosen, ["m1", "m2"]).set_index(["group", "method"])
+    assert ("correlated", "m3") not in common.index
+    assert common.loc[("correlated", "m2"), "mean_rank"] == 2.0
