@@ -10,7 +10,7 @@ SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").r
 TINY = yaml.safe_load((REPO / "config" / "tiny.yaml").read_text())
 
 
-@pytest.mark.parametrize("name", ["config.yaml", "paper.yaml", "tiny.yaml"])
+@pytest.mark.parametrize("name", ["config.yaml", "paper.yaml", "reproduction.yaml", "tiny.yaml"])
 def test_shipped_configs_are_valid(name):
     check_config(yaml.safe_load((REPO / "config" / name).read_text()), SCHEMA)
 
