@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Wall time of one study with --cores 1 and with --cores 2, each from scratch in its own copy of
-# the committed code (git HEAD), so that edits to the working tree cannot change what is timed.
+# the committed code (git HEAD when the script starts), so that edits to the working tree cannot change what is timed.
 # Usage: scripts/benchmark_cores.sh [config file, default config/config.yaml]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -8,11 +8,13 @@ config=${1:-config/config.yaml}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ln -s "$(cd "$repo/../shared" && pwd)" "$work/shared"
+commit=$(git -C "$repo" rev-parse HEAD)
+echo "commit $commit, config $config"
 declare -A seconds
 for cores in 1 2; do
     copy="$work/cores$cores"
     mkdir "$copy"
-    git -C "$repo" archive HEAD | tar -x -C "$copy"
+    git -C "$repo" archive "$commit" | tar -x -C "$copy"
     start=$(date +%s.%N)
     PYTHONPATH="$copy/src" "$repo/.venv/bin/snakemake" --snakefile "$copy/Snakefile" \
         --directory "$copy" --configfile "$copy/$config" --cores "$cores" --quiet all \
