@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Wall time of one study with --cores 1 and with --cores 2, each from scratch in its own copy of
-# the committed code (git HEAD when the script starts), so that edits to the working tree cannot change what is timed.
+# the committed code (git HEAD when the script starts), so that edits to the working tree
+# cannot change what is timed.
 # Usage: scripts/benchmark_cores.sh [config file, default config/config.yaml]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
