@@ -51,9 +51,18 @@ def snakemake_command(directory: Path, *arguments: str) -> list[str]:
     ]
 
 
+def copy_environment(directory: Path) -> dict[str, str]:
+    """The jobs import the copy's package, not the installed one: a test may edit the copy."""
+    return {**os.environ, "PYTHONPATH": str(directory / "src")}
+
+
 def snakemake(directory: Path, *arguments: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        snakemake_command(directory, *arguments), capture_output=True, text=True, timeout=1800
+        snakemake_command(directory, *arguments),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env=copy_environment(directory),
     )
 
 
@@ -223,6 +232,7 @@ def test_a_killed_run_resumes_to_identical_results(study, tmp_path):
     directory = write_study(tmp_path)
     process = subprocess.Popen(
         snakemake_command(directory, "--cores", "2"),
+        env=copy_environment(directory),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -260,13 +270,9 @@ def faulty_study(tmp_path_factory) -> dict:
     )
     module = directory / "src" / "costfs" / "methods" / "relieff.py"
     original = module.read_text()
+    # A later definition replaces the module's `select`.
     module.write_text(
-        original.replace(
-            "def select(",
-            "def select(*args, **kwargs):\n    raise RuntimeError('injected fault')\n\n\n"
-            "def unused_select(",
-            1,
-        )
+        original + "\n\ndef select(*args, **kwargs):\n    raise RuntimeError('injected fault')\n"
     )
     failed = snakemake(directory, "--cores", "2", "--keep-going")
     observed = {

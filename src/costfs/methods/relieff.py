@@ -12,7 +12,7 @@ only features scoring at least the mean score are eligible, walked by decreasing
 import numpy as np
 from skrebate import ReliefF
 
-from costfs.methods.xgb_fs import ranking_selections, thresholded_order
+from costfs.methods import xgb_fs
 from costfs.selector import CostConstrainedSelector
 
 HYPERPARAMETER = None
@@ -55,23 +55,8 @@ def prepare(
     return {"scores": scores}
 
 
-def select(
-    X,
-    y,
-    costs,
-    budgets,
-    grid,
-    *,
-    prepared: dict,
-    seed: int,
-    threshold: str = "mean",
-    n_jobs: int = 1,
-    **preparation_parameters,
-) -> list[dict]:
-    """One record per budget (`grid` is ignored: the method has no hyperparameter)."""
-    return ranking_selections(
-        thresholded_order(prepared["scores"], costs, threshold), costs, budgets
-    )
+# ReliefF scores go through the same mean threshold and budget filling as XGB-FS importances.
+select = xgb_fs.select
 
 
 class ReliefFSelector(CostConstrainedSelector):
