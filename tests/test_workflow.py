@@ -258,7 +258,7 @@ def test_a_killed_run_resumes_to_identical_results(study, tmp_path):
 
 @pytest.fixture(scope="module")
 def faulty_study(tmp_path_factory) -> dict:
-    """A small study whose relieff selections raise, run with --keep-going, then repaired.
+    """A small study whose relieff selections raise, run with --keep-going, then rerun.
 
     Its budgets are one below every feature's cost (0.05 < cost_min) and one above the total.
     """
@@ -268,13 +268,21 @@ def faulty_study(tmp_path_factory) -> dict:
         real_data={**TINY["real_data"], "datasets": {}},
         methods={"auc": {}, "sts": TINY["methods"]["sts"], "relieff": {}},
     )
-    module = directory / "src" / "costfs" / "methods" / "relieff.py"
-    original = module.read_text()
-    # A later definition replaces the module's `select`.
-    module.write_text(
-        original + "\n\ndef select(*args, **kwargs):\n    raise RuntimeError('injected fault')\n"
+    # The fault comes from outside the code (as a crash or a full disk would), so the code
+    # hashes do not change and the rerun has exactly the failed jobs to redo.
+    fault = tmp_path_factory.mktemp("fault")
+    (fault / "sitecustomize.py").write_text(
+        "import costfs.methods.relieff\n\n\n"
+        "def select(*args, **kwargs):\n    raise RuntimeError('injected fault')\n\n\n"
+        "costfs.methods.relieff.select = select\n"
     )
-    failed = snakemake(directory, "--cores", "2", "--keep-going")
+    failed = subprocess.run(
+        snakemake_command(directory, "--cores", "2", "--keep-going"),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env={**os.environ, "PYTHONPATH": f"{fault}{os.pathsep}{directory / 'src'}"},
+    )
     observed = {
         "failed": failed,
         "after_failure": sorted(
@@ -284,7 +292,6 @@ def faulty_study(tmp_path_factory) -> dict:
             p.name: p.read_text() for p in (directory / "logs" / "select_features").rglob("*.log")
         },
     }
-    module.write_text(original)
     observed["planned"] = planned_jobs(directory)
     repaired = snakemake(directory, "--cores", "2")
     assert repaired.returncode == 0, repaired.stderr[-3000:]
