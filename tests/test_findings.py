@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 from costfs.aggregation import choose_strategies
-from costfs.findings import compare_methods, tuning_gains
+from costfs.findings import compare_methods, stage_costs, tuning_gains
 
 
 def run(problem, rep, method, value, budget, oob, test, hyperparameter="xi"):
@@ -64,3 +64,31 @@ def test_methods_are_ranked_on_the_cells_where_all_ran(chosen):
     common = compare_methods(chosen, ["m1", "m2"]).set_index(["group", "method"])
     assert ("correlated", "m3") not in common.index
     assert common.loc[("correlated", "m2"), "mean_rank"] == 2.0
+
+
+def test_stage_costs_sum_the_benchmark_records_per_rule_and_method():
+    timings = pd.DataFrame(
+        {
+            "job": [
+                "benchmarks/prepare_method/sts/independent/rep~1",
+                "benchmarks/select_features/sts/A/rep~1",
+                "benchmarks/select_features/sts/A/rep~2",
+                "benchmarks/select_features/auc/A/rep~1",
+            ],
+            "s": [3600.0, 1800.0, 5400.0, 36.0],
+            "cpu_time": [7200.0, 1800.0, 3600.0, 36.0],
+            "max_rss": [100.0, 300.0, 200.0, 50.0],
+        }
+    )
+    table = stage_costs(timings, n_rep=2).set_index(["rule", "method"])
+    assert list(table.index) == [
+        ("prepare_method", "sts"),
+        ("select_features", "auc"),
+        ("select_features", "sts"),
+    ]
+    sts = table.loc[("select_features", "sts")]
+    assert sts["jobs"] == 2 and sts["wall_hours"] == pytest.approx(2.0)
+    assert sts["cpu_hours"] == pytest.approx(1.5) and sts["cpu_hours_per_rep"] == 0.75
+    assert sts["max_job_seconds"] == 5400.0 and sts["max_rss_mb"] == 300.0
+    assert table.loc[("prepare_method", "sts"), "cpu_hours"] == pytest.approx(2.0)
+    assert stage_costs(pd.DataFrame(), n_rep=2).empty

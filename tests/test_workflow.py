@@ -157,6 +157,18 @@ def test_summary_has_strategies_intervals_and_real_data_ranks(study):
     assert summary.loc[summary["kind"] == "simulated", "rank"].isna().all()
 
 
+def test_stage_costs_cover_every_computing_job(study):
+    costs = pd.read_csv(study / "findings" / "stage_costs.csv")
+    assert set(costs["rule"]) == {"prepare_method", "select_features", "evaluate_selection"}
+    for rule in ("select_features", "evaluate_selection"):
+        jobs = costs[costs["rule"] == rule].set_index("method")["jobs"].to_dict()
+        assert jobs == {
+            method: len(settings.get("problems", ALL_PROBLEMS)) * TINY["n_rep"]
+            for method, settings in TINY["methods"].items()
+        }
+    assert (costs["cpu_hours"] > 0).all()
+
+
 def test_nothing_left_to_do_after_a_run(study):
     result = snakemake(study.parent, "-n", "--cores", "1")
     assert result.returncode == 0, result.stderr[-2000:]

@@ -285,6 +285,7 @@ def tabulate_findings(args) -> None:
         args.out_common_methods_by_budget: findings.compare_methods(
             chosen, args.common_methods, by_budget=True
         ),
+        args.out_stage_costs: findings.stage_costs(storage.read_table(args.timings), args.n_rep),
     }
     for path, table in tables.items():
         storage.write_text(path, table.to_csv(index=False, float_format="%.5g"))
@@ -479,6 +480,8 @@ def _parser() -> argparse.ArgumentParser:
         "tabulate-findings",
         tabulate_findings,
         (["--runs"], {"required": True}),
+        (["--timings"], {"required": True}),
+        (["--n-rep"], {"type": int, "required": True}),
         (["--strategies"], {"nargs": "+", "required": True}),
         (["--common-methods"], {"nargs": "*", "default": []}),
         *(
@@ -490,6 +493,7 @@ def _parser() -> argparse.ArgumentParser:
                 "methods-by-budget",
                 "common-methods",
                 "common-methods-by-budget",
+                "stage-costs",
             )
         ),
     )

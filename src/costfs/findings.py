@@ -1,5 +1,6 @@
 """The paper's findings as tables (RF paper, sections 4-5): the value of tuning xi over the fixed
-strategies, method comparisons by data type and budget, and real-data ranks.
+strategies, method comparisons by data type and budget, and real-data ranks; and what the study's
+computing cost per stage and method.
 
 Every interval is a 95% Monte Carlo interval over replicates: a replicate's figure is its mean
 over the problems and budgets of a cell (those share the replicate's training data), and the
@@ -97,3 +98,29 @@ def _ordered(table: pd.DataFrame) -> pd.DataFrame:
     table["group"] = pd.Categorical(table["group"], GROUP_ORDER, ordered=True)
     keys = [column for column in ("group", "baseline", "budget", "method") if column in table]
     return table.sort_values(keys, kind="stable").reset_index(drop=True)
+
+
+def stage_costs(timings: pd.DataFrame, n_rep: int) -> pd.DataFrame:
+    """Time per (rule, method) from Snakemake's benchmark records (`timings.parquet`): jobs,
+    summed wall seconds and CPU seconds, the longest job, the largest memory, and CPU hours
+    per replicate (every benchmarked job belongs to one replicate, so this scales a study to
+    another number of replicates)."""
+    columns = ["rule", "method", "jobs", "wall_hours", "cpu_hours", "cpu_hours_per_rep"]
+    if timings.empty:
+        return pd.DataFrame(columns=columns + ["max_job_seconds", "max_rss_mb"])
+    parts = timings["job"].str.split("/", expand=True)
+    rows = timings.assign(rule=parts[1], method=parts[2])
+    table = (
+        rows.groupby(["rule", "method"], sort=True)
+        .agg(
+            jobs=("s", "size"),
+            wall_hours=("s", "sum"),
+            cpu_hours=("cpu_time", "sum"),
+            max_job_seconds=("s", "max"),
+            max_rss_mb=("max_rss", "max"),
+        )
+        .reset_index()
+    )
+    table[["wall_hours", "cpu_hours"]] /= 3600
+    table["cpu_hours_per_rep"] = table["cpu_hours"] / n_rep
+    return table[columns + ["max_job_seconds", "max_rss_mb"]]

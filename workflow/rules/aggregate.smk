@@ -21,24 +21,28 @@ rule aggregate_results:
 
 rule tabulate_findings:
     input:
-        "results/runs.parquet",
+        runs="results/runs.parquet",
+        timings="results/timings.parquet",
     output:
         **{name: f"results/findings/{name}.csv" for name in FINDING_TABLES},
     params:
         strategies=" ".join(config["strategies"]),
         common_methods=" ".join(common_methods()),
+        n_rep=config["n_rep"],
         code=code_version("findings.py"),
     conda:
         CONDA_ENV
     log:
         "logs/tabulate_findings.log",
     shell:
-        "costfs tabulate-findings --runs {input} --strategies {params.strategies}"
+        "costfs tabulate-findings --runs {input.runs} --timings {input.timings}"
+        " --n-rep {params.n_rep} --strategies {params.strategies}"
         " --common-methods {params.common_methods} --out-tuning {output.tuning}"
         " --out-tuning-by-budget {output.tuning_by_budget} --out-methods {output.methods}"
         " --out-methods-by-budget {output.methods_by_budget}"
         " --out-common-methods {output.common_methods}"
-        " --out-common-methods-by-budget {output.common_methods_by_budget} 2> {log}"
+        " --out-common-methods-by-budget {output.common_methods_by_budget}"
+        " --out-stage-costs {output.stage_costs} 2> {log}"
 
 
 rule collect_schedules:

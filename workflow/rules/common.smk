@@ -201,7 +201,7 @@ def runs(method):
 
 
 FINDING_TABLES = ("tuning", "tuning_by_budget", "methods", "methods_by_budget",
-                  "common_methods", "common_methods_by_budget")
+                  "common_methods", "common_methods_by_budget", "stage_costs")
 
 
 def common_methods():
@@ -220,8 +220,16 @@ def evaluations():
 
 
 def benchmarks():
-    return [f"benchmarks/evaluate_selection/{method}/{problem}/rep~{rep}.tsv"
-            for method in METHODS for problem, rep in runs(method)]
+    """Time and memory records of the jobs that compute: cost-free preparation, selection and
+    evaluation (the data jobs take seconds in all)."""
+    prepared = sorted({(method, PROBLEMS[problem]["dataset"], rep)
+                       for method in METHODS if has_preparation(method)
+                       for problem, rep in runs(method)})
+    return ([f"benchmarks/prepare_method/{method}/{dataset}/rep~{rep}.tsv"
+             for method, dataset, rep in prepared]
+            + [f"benchmarks/{rule}/{method}/{problem}/rep~{rep}.tsv"
+               for rule in ("select_features", "evaluate_selection")
+               for method in METHODS for problem, rep in runs(method)])
 
 
 # Which figures a study has depends on its problems: xi curves and violins need simulated
