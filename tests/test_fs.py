@@ -99,6 +99,55 @@ def test_one_run_over_the_grid_equals_separate_runs(random_problem, racing):
         assert record["features"].tolist() == expected
 
 
+def exhaustive_path(X, y, costs, budget, xi, seed, n_trees):
+    """Forward selection growing every eligible candidate of every step: the reference."""
+    selected, spent, error, path = [], 0.0, fs.empty_set_error(y), []
+    while True:
+        fits = spent + costs <= budget + BUDGET_TOLERANCE
+        fits[selected] = False
+        candidates = np.flatnonzero(fits)
+        if candidates.size == 0:
+            return path
+        sets = [sorted((*selected, int(j))) for j in candidates]
+        errors = np.array(
+            oob_errors(
+                X,
+                y,
+                sets,
+                n_trees=[n_trees] * len(sets),
+                seeds=[derive_seed(seed, "fs", *features) for features in sets],
+            )
+        )
+        ratios = step_ratio(errors - error, costs[candidates], xi)
+        best = np.lexsort((candidates, costs[candidates], ratios))[0]
+        feature = int(candidates[best])
+        selected.append(feature)
+        spent += costs[feature]
+        error = float(errors[best])
+        path.append(fs.Step(feature, float(costs[feature]), error, float(ratios[best])))
+
+
+def test_bounded_steps_choose_what_growing_every_candidate_chooses(rng):
+    X = rng.normal(size=(150, 24))
+    y = (X[:, :6].sum(axis=1) + rng.normal(size=150) > 0).astype(int)
+    costs = rng.uniform(0.1, 1.0, size=24)
+    grid, budgets = [0.0, 1.0, 3.0], [1.0, 3.0]
+    search = fs.forward_paths(X, y, costs, budgets, grid, seed=4, n_trees=24)
+    for (xi, budget), path in search.paths.items():
+        assert path == exhaustive_path(X, y, costs, budget, xi, seed=4, n_trees=24)
+    assert search.bounded > 0  # the test exercises the bound
+    eligible = 0
+    for (_, budget), path in search.paths.items():
+        chosen = [step.feature for step in path]
+        for length in range(len(path)):
+            spent = costs[chosen[:length]].sum()
+            fits = spent + np.delete(costs, chosen[:length]) <= budget + BUDGET_TOLERANCE
+            eligible += int(fits.sum())
+    # every eligible candidate of every step was either asked for (grown or served by the
+    # memo) or dropped by the bound
+    assert search.requested + search.bounded == eligible
+
+
 def test_budget_is_never_exceeded_and_filled(random_problem):
     X, y, costs = random_problem
     budgets = [0.05, 0.3, 1.0, 1.7, 10.0]

@@ -11,6 +11,14 @@ forest is grown once however many paths ask for it: paths of different budgets c
 a budget binds, paths of nearby xi often share their first steps, and each round's distinct
 forests are grown together, `n_jobs` at a time.
 
+Bounding. A candidate's OOB error cannot fall below 0, so its BCR cannot fall below that of
+a step to error 0 at its cost: the BCR grows with the error change at a fixed cost. A step
+grows its candidates in chunks, those with the best such bound first, and drops every
+candidate whose bound is worse than the best BCR already found: it could neither win nor tie.
+The chosen feature is the one the exhaustive step would choose, and the chunks do not depend
+on the memo, so a path grows the same forests alone or beside others. At xi = 0 all bounds are
+equal and nothing can be dropped; the larger xi, the more expensive candidates are dropped.
+
 Racing (`racing=True`, off by default) is successive halving over the candidates of a step.
 With `n_trees` = 500 they are first scored by 31-tree forests, the best quarter (at least
 `RACING_MIN_SURVIVORS`) by 125-tree forests, and the best quarter of those by full forests;
@@ -45,6 +53,8 @@ RACING_LEVELS = 3
 RACING_MIN_TREES = 16
 """Smaller racing levels are skipped: their OOB errors are mostly noise."""
 RACING_MIN_SURVIVORS = 4
+CHUNK_PER_THREAD = 4
+"""A bounded step grows this many candidates per thread (at least 8) before it drops again."""
 
 log = logging.getLogger("costfs")
 
@@ -68,7 +78,8 @@ class ForwardSearch:
 
     `errors` maps each evaluation (sorted feature set, n_trees) to its OOB error. `fits` and
     `trees` count the forests grown (the empty set needs none) and their trees; `requested`
-    counts the forests that separate runs per (xi, budget), each with its own memo, would grow.
+    counts the forests that separate runs per (xi, budget), each with its own memo, would grow;
+    `bounded` counts the candidates the paths dropped by their bound without growing them.
     """
 
     paths: dict[tuple[float, float], list[Step]] = field(default_factory=dict)
@@ -76,6 +87,7 @@ class ForwardSearch:
     fits: int = 0
     trees: int = 0
     requested: int = 0
+    bounded: int = 0
 
 
 def empty_set_error(y: np.ndarray) -> float:
@@ -99,14 +111,16 @@ def _best_first(ratios: np.ndarray, costs: np.ndarray, features: np.ndarray) -> 
 
 class _ForwardPath:
     """One (xi, budget) path; `requests` is a coroutine that yields the evaluations it needs
-    next (one request per racing level per step, possibly empty) and is sent their errors."""
+    next (per step: one request per racing level before the last, possibly empty, then the
+    chunks of the bounded last level) and is sent their errors."""
 
-    def __init__(self, costs, budget, xi, positive_delta, empty_error, levels):
+    def __init__(self, costs, budget, xi, positive_delta, empty_error, levels, chunk):
         self.costs = costs
         self.budget = budget
         self.xi = xi
         self.positive_delta = positive_delta
         self.levels = levels
+        self.chunk = chunk
         self.selected: list[int] = []
         self.spent = 0.0
         self.error = empty_error
@@ -114,6 +128,36 @@ class _ForwardPath:
         # Forests a run of this path alone would grow: its candidates. A racing baseline S is
         # never new to the path, having been a candidate that survived every level before.
         self.requested = 0
+        self.bounded = 0
+
+    def ratios(self, errors: np.ndarray, base_error: float, candidates: np.ndarray) -> np.ndarray:
+        return step_ratio(errors - base_error, self.costs[candidates], self.xi, self.positive_delta)
+
+    def bounded_errors(
+        self, candidates: np.ndarray, trees: int
+    ) -> Generator[list[Evaluation], dict[Evaluation, float], np.ndarray]:
+        """The OOB errors of the step's candidates that could be chosen; NaN for the ones
+        dropped because even an error of 0 would not give them the best BCR."""
+        keys = [(tuple(sorted((*self.selected, int(j)))), trees) for j in candidates]
+        costs = self.costs[candidates]
+        bounds = self.ratios(np.zeros(candidates.size), self.error, candidates)
+        errors = np.full(candidates.size, np.nan)
+        pending = np.lexsort((candidates, costs, bounds))
+        while True:
+            grown = ~np.isnan(errors)
+            if grown.any():
+                best = self.ratios(errors[grown], self.error, candidates[grown]).min()
+                keep = bounds[pending] <= best
+                self.bounded += int(np.count_nonzero(~keep))
+                pending = pending[keep]
+            if pending.size == 0:
+                return errors
+            # Equal bounds cannot drop one another: grow them all at once.
+            size = pending.size if bounds[pending].min() == bounds[pending].max() else self.chunk
+            chunk, pending = pending[:size], pending[size:]
+            self.requested += chunk.size
+            grown_errors = yield [keys[i] for i in chunk]
+            errors[chunk] = [grown_errors[keys[i]] for i in chunk]
 
     def requests(self) -> Generator[list[Evaluation], dict[Evaluation, float], list[Step]]:
         last_level = len(self.levels) - 1
@@ -128,18 +172,17 @@ class _ForwardPath:
                 if level < last_level and candidates.size <= RACING_MIN_SURVIVORS:
                     yield []
                     continue
-                keys = [(tuple(sorted((*self.selected, int(j)))), trees) for j in candidates]
-                self.requested += len(keys)
-                baseline = [] if level == last_level else [(base, trees)]
-                errors = yield keys + baseline
-                base_error = errors[baseline[0]] if baseline else self.error
-                candidate_errors = np.array([errors[key] for key in keys])
-                ratios = step_ratio(
-                    candidate_errors - base_error,
-                    self.costs[candidates],
-                    self.xi,
-                    self.positive_delta,
-                )
+                if level == last_level:
+                    candidate_errors = yield from self.bounded_errors(candidates, trees)
+                    base_error = self.error
+                else:
+                    keys = [(tuple(sorted((*self.selected, int(j)))), trees) for j in candidates]
+                    self.requested += len(keys)
+                    errors = yield [*keys, (base, trees)]
+                    base_error = errors[base, trees]
+                    candidate_errors = np.array([errors[key] for key in keys])
+                ratios = self.ratios(candidate_errors, base_error, candidates)
+                ratios[np.isnan(ratios)] = np.inf
                 order = _best_first(ratios, self.costs[candidates], candidates)
                 if level < last_level:
                     keep = max(RACING_MIN_SURVIVORS, math.ceil(candidates.size / RACING_ETA))
@@ -152,6 +195,11 @@ class _ForwardPath:
             self.steps.append(
                 Step(feature, float(self.costs[feature]), self.error, float(ratios[best]))
             )
+
+
+def _update_counts(search: ForwardSearch, paths) -> None:
+    search.requested = sum(path.requested for path in paths)
+    search.bounded = sum(path.bounded for path in paths)
 
 
 def forward_paths(
@@ -179,16 +227,16 @@ def forward_paths(
     levels = racing_levels(n_trees, racing)
     empty_error = empty_set_error(y)
     search = ForwardSearch()
+    chunk = max(8, CHUNK_PER_THREAD * n_jobs)
     paths = {
-        (xi, budget): _ForwardPath(costs, budget, xi, positive_delta, empty_error, levels)
+        (xi, budget): _ForwardPath(costs, budget, xi, positive_delta, empty_error, levels, chunk)
         for xi in grid
         for budget in budgets
     }
     coroutines = {key: path.requests() for key, path in paths.items()}
     requests: dict[tuple[float, float], list[Evaluation]] = {}
     results: dict[tuple[float, float], dict[Evaluation, float] | None] = dict.fromkeys(paths)
-    round_number = 0
-    fits_logged = requested_logged = 0
+    logged_step = fits_logged = requested_logged = 0
     while True:
         for key in list(coroutines):
             try:
@@ -199,6 +247,31 @@ def forward_paths(
                 requests.pop(key, None)
         if not coroutines:
             break
+        active = [paths[key] for key in coroutines]
+        # Bounded steps take a path's own number of rounds: report when the furthest advances.
+        step = max(len(path.steps) for path in active)
+        if step > logged_step:
+            _update_counts(search, paths.values())
+            sizes = [len(path.selected) for path in active]
+            remaining = [path.budget - path.spent for path in active]
+            log.info(
+                "FS step %d: %d of %d paths active, |S| = %d-%d, remaining budget %.3g-%.3g; "
+                "%d forests grown, %d more served by the memo (total %d grown, %d saved by the "
+                "memo, %d candidates dropped by the bound)",
+                step,
+                len(active),
+                len(paths),
+                min(sizes),
+                max(sizes),
+                min(remaining),
+                max(remaining),
+                search.fits - fits_logged,
+                search.requested - requested_logged - (search.fits - fits_logged),
+                search.fits,
+                search.requested - search.fits,
+                search.bounded,
+            )
+            logged_step, fits_logged, requested_logged = step, search.fits, search.requested
         wanted = {evaluation for evaluations in requests.values() for evaluation in evaluations}
         missing = sorted(wanted - search.errors.keys())
         new_errors = oob_errors(
@@ -218,33 +291,15 @@ def forward_paths(
             key: {evaluation: search.errors[evaluation] for evaluation in evaluations}
             for key, evaluations in requests.items()
         }
-        round_number += 1
-        if round_number % len(levels) == 0:
-            active = [paths[key] for key in coroutines]
-            search.requested = sum(path.requested for path in paths.values())
-            remaining = [path.budget - path.spent for path in active]
-            log.info(
-                "FS step %d: %d of %d paths active, |S| = %d, remaining budget %.3g-%.3g; "
-                "%d forests grown, %d more served by the memo (total %d grown, %d saved)",
-                round_number // len(levels),
-                len(active),
-                len(paths),
-                len(active[0].selected),
-                min(remaining),
-                max(remaining),
-                search.fits - fits_logged,
-                search.requested - requested_logged - (search.fits - fits_logged),
-                search.fits,
-                search.requested - search.fits,
-            )
-            fits_logged, requested_logged = search.fits, search.requested
-    search.requested = sum(path.requested for path in paths.values())
+    _update_counts(search, paths.values())
     log.info(
-        "FS done: %d paths, %d forests grown for %d requested evaluations (%d saved by the memo)",
+        "FS done: %d paths, %d forests grown for %d requested evaluations (%d saved by the memo); "
+        "%d candidates dropped by the bound",
         len(search.paths),
         search.fits,
         search.requested,
         search.requested - search.fits,
+        search.bounded,
     )
     return search
 
