@@ -102,16 +102,18 @@ def _ordered(table: pd.DataFrame) -> pd.DataFrame:
 
 def stage_costs(timings: pd.DataFrame, n_rep: int) -> pd.DataFrame:
     """Time per (rule, method) from Snakemake's benchmark records (`timings.parquet`): jobs,
-    summed wall seconds and CPU seconds, the longest job, the largest memory, and CPU hours
-    per replicate (every benchmarked job belongs to one replicate, so this scales a study to
-    another number of replicates)."""
-    columns = ["rule", "method", "jobs", "wall_hours", "cpu_hours", "cpu_hours_per_rep"]
+    summed wall hours of the jobs (the time they hold their cores) also per replicate (every
+    benchmarked job belongs to one replicate, so this scales a study to another number of
+    replicates), Snakemake's CPU hours (sampled from the job's processes, so short jobs are
+    undercounted), the longest job and the largest memory."""
+    columns = ["rule", "method", "jobs", "wall_hours", "wall_hours_per_rep", "cpu_hours"]
+    columns += ["max_job_seconds", "max_rss_mb"]
     if timings.empty:
-        return pd.DataFrame(columns=columns + ["max_job_seconds", "max_rss_mb"])
+        return pd.DataFrame(columns=columns)
     parts = timings["job"].str.split("/", expand=True)
-    rows = timings.assign(rule=parts[1], method=parts[2])
     table = (
-        rows.groupby(["rule", "method"], sort=True)
+        timings.assign(rule=parts[1], method=parts[2])
+        .groupby(["rule", "method"], sort=True)
         .agg(
             jobs=("s", "size"),
             wall_hours=("s", "sum"),
@@ -122,5 +124,5 @@ def stage_costs(timings: pd.DataFrame, n_rep: int) -> pd.DataFrame:
         .reset_index()
     )
     table[["wall_hours", "cpu_hours"]] /= 3600
-    table["cpu_hours_per_rep"] = table["cpu_hours"] / n_rep
-    return table[columns + ["max_job_seconds", "max_rss_mb"]]
+    table["wall_hours_per_rep"] = table["wall_hours"] / n_rep
+    return table[columns]
