@@ -130,6 +130,9 @@ class _ForwardPath:
         self.requested = 0
         self.bounded = 0
 
+    def candidate_keys(self, candidates: np.ndarray, trees: int) -> list[Evaluation]:
+        return [(tuple(sorted((*self.selected, int(j)))), trees) for j in candidates]
+
     def ratios(self, errors: np.ndarray, base_error: float, candidates: np.ndarray) -> np.ndarray:
         return step_ratio(errors - base_error, self.costs[candidates], self.xi, self.positive_delta)
 
@@ -138,11 +141,10 @@ class _ForwardPath:
     ) -> Generator[list[Evaluation], dict[Evaluation, float], np.ndarray]:
         """The OOB errors of the step's candidates that could be chosen; NaN for the ones
         dropped because even an error of 0 would not give them the best BCR."""
-        keys = [(tuple(sorted((*self.selected, int(j)))), trees) for j in candidates]
-        costs = self.costs[candidates]
+        keys = self.candidate_keys(candidates, trees)
         bounds = self.ratios(np.zeros(candidates.size), self.error, candidates)
         errors = np.full(candidates.size, np.nan)
-        pending = np.lexsort((candidates, costs, bounds))
+        pending = _best_first(bounds, self.costs[candidates], candidates)
         while True:
             grown = ~np.isnan(errors)
             if grown.any():
@@ -176,7 +178,7 @@ class _ForwardPath:
                     candidate_errors = yield from self.bounded_errors(candidates, trees)
                     base_error = self.error
                 else:
-                    keys = [(tuple(sorted((*self.selected, int(j)))), trees) for j in candidates]
+                    keys = self.candidate_keys(candidates, trees)
                     self.requested += len(keys)
                     errors = yield [*keys, (base, trees)]
                     base_error = errors[base, trees]
