@@ -301,7 +301,8 @@ def faulty_study(tmp_path_factory) -> dict:
             p.relative_to(directory).as_posix() for p in (directory / "results").rglob("*")
         ),
         "logs": {
-            p.name: p.read_text() for p in (directory / "logs" / "select_features").rglob("*.log")
+            p.relative_to(directory).as_posix(): p.read_text()
+            for p in (directory / "logs" / "select_features").rglob("*.log")
         },
     }
     observed["planned"] = planned_jobs(directory)
