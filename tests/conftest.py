@@ -3,25 +3,79 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import costfs
+from costfs.methods import load_method
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
-# Every selector, small enough for unit tests.
-SELECTORS = {
-    "auc": lambda: costfs.AUCFilter(),
-    "pfi": lambda: costfs.PermutationImportanceFilter(n_trees=30),
-    "sts": lambda: costfs.ShallowTreeSelector(trees_per_depth=20),
-    "sts_features": lambda: costfs.FeatureLimitedTreeSelector(trees_per_k=10),
-    "fs": lambda: costfs.ForwardSelector(n_trees=20),
-    "budget_rf": lambda: costfs.BudgetRFSelector(n_trees_max=5),
-    "msb": lambda: costfs.ModelScheduleSelector(n_trees=20, importance_trees=20, l1_path_length=10),
-    "featboost": lambda: costfs.FeatBoostSelector(n_estimators=10, n_candidates=5, max_bin=32),
-    "xgb_fs": lambda: costfs.XGBImportanceSelector(n_estimators=10),
-    "relieff": lambda: costfs.ReliefFSelector(),
-    "boruta": lambda: costfs.BorutaSelector(max_iter=10),
+SMALL = {
+    "pfi": {"n_trees": 30},
+    "sts": {"trees_per_depth": 20},
+    "sts_features": {"trees_per_k": 10},
+    "fs": {"n_trees": 20},
+    "budget_rf": {"n_trees_max": 5},
+    "msb": {"n_trees": 20, "importance_trees": 20, "l1_path_length": 10},
+    "featboost": {"n_estimators": 10, "n_candidates": 5, "max_bin": 32},
+    "xgb_fs": {"n_estimators": 10},
+    "boruta": {"max_iter": 10},
 }
+"""Smaller settings of the slower methods for unit tests; a method not listed (e.g. a new one)
+runs with its declared defaults."""
+
+
+def small_selector(method: str, **parameters):
+    """The method's selector with the small settings and `parameters`."""
+    return load_method(method).selector_class(**{**SMALL.get(method, {}), **parameters})
+
+
+def run_method(
+    method: str,
+    X,
+    y,
+    costs,
+    budgets,
+    grid,
+    *,
+    seed: int = 0,
+    prepared=None,
+    n_jobs: int = 1,
+    engine: str = "auto",
+    **parameters,
+):
+    """The method's `select` (after its `prepare` unless `prepared` is given), with its
+    declared defaults for the parameters not given: a `Selection`."""
+    declared = load_method(method)
+    values = {**declared.defaults(), **parameters}
+    engine = declared.engine_for(engine)
+    if prepared is None and declared.has_preparation:
+        prepared = prepare_method(method, X, y, seed=seed, n_jobs=n_jobs, **parameters)
+    return declared.select(
+        X,
+        y,
+        costs,
+        budgets,
+        grid,
+        prepared=prepared,
+        seed=seed,
+        n_jobs=n_jobs,
+        engine=engine,
+        **declared.stage_parameters(values, "select"),
+    )
+
+
+def prepare_method(
+    method: str, X, y, *, seed: int = 0, n_jobs: int = 1, engine="auto", **parameters
+):
+    declared = load_method(method)
+    values = {**declared.defaults(), **parameters}
+    return declared.prepare(
+        X,
+        y,
+        seed=seed,
+        n_jobs=n_jobs,
+        engine=declared.engine_for(engine),
+        **declared.stage_parameters(values, "prepare"),
+    )
 
 
 @pytest.fixture

@@ -2,18 +2,16 @@ import io
 
 import numpy as np
 import pytest
-from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
 
 from costfs.bcr import BUDGET_TOLERANCE
 from costfs.methods import budget_rf
 from costfs.methods.budget_rf import (
     LEAF,
-    BudgetRFSelector,
     SortedColumns,
     grow_greedy_tree,
     pairs_impurity,
 )
+from tests.conftest import run_method
 
 ALPHAS = [0, 1, 2.5, 6]
 
@@ -145,7 +143,9 @@ def test_budget_is_never_exceeded(instance):
     y = (X[:, rng.integers(10)] + rng.normal(size=60) > 0).astype(int)
     costs = rng.uniform(0.1, 1.0, size=10)
     budgets = sorted(rng.uniform(0.1, 4.0, size=3))
-    records = budget_rf.select(X, y, costs, budgets, ALPHAS, seed=instance, n_trees_max=6)
+    records = run_method(
+        "budget_rf", X, y, costs, budgets, ALPHAS, seed=instance, n_trees_max=6
+    ).records
     assert [(r["value"], r["budget"]) for r in records] == [(a, b) for a in ALPHAS for b in budgets]
     for record in records:
         assert costs[record["features"]].sum() <= record["budget"] + BUDGET_TOLERANCE
@@ -159,7 +159,9 @@ def test_budget_is_never_exceeded(instance):
 
 def test_empty_set_when_nothing_fits(problem):
     X, y, costs = problem
-    (record,) = budget_rf.select(X, y, costs, [costs.min() / 2], [0], seed=1, n_trees_max=5)
+    (record,) = run_method(
+        "budget_rf", X, y, costs, [costs.min() / 2], [0], seed=1, n_trees_max=5
+    ).records
     assert record["features"].size == 0
     assert record["ensemble_trees"] == 0
     assert record["expected_acquisition_cost"] == 0
@@ -169,8 +171,10 @@ def test_empty_set_when_nothing_fits(problem):
 
 def test_same_seed_same_selection(problem):
     X, y, costs = problem
-    first = budget_rf.select(X, y, costs, [1.0, 3.0], ALPHAS, seed=7, n_trees_max=5, n_jobs=2)
-    second = budget_rf.select(X, y, costs, [1.0, 3.0], ALPHAS, seed=7, n_trees_max=5)
+    first = run_method(
+        "budget_rf", X, y, costs, [1.0, 3.0], ALPHAS, seed=7, n_trees_max=5, n_jobs=2
+    ).records
+    second = run_method("budget_rf", X, y, costs, [1.0, 3.0], ALPHAS, seed=7, n_trees_max=5).records
     for a, b in zip(first, second, strict=True):
         assert np.array_equal(a["features"], b["features"])
         assert a["ensemble_oob_mmce"] == b["ensemble_oob_mmce"]
@@ -180,9 +184,8 @@ def test_stored_forests_give_test_metrics(problem):
     X, y, costs = problem
     # the smallest budget fits no tree: its forest is empty for every alpha
     budgets = [costs.min() / 2, 1.0, 3.0]
-    records, arrays = budget_rf.select_with_artifacts(
-        X, y, costs, budgets, [0, 6], seed=3, n_trees_max=4
-    )
+    selection = run_method("budget_rf", X, y, costs, budgets, [0, 6], seed=3, n_trees_max=4)
+    records, arrays = selection.records, selection.artifacts
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     buffer.seek(0)
@@ -199,23 +202,3 @@ def test_stored_forests_give_test_metrics(problem):
         )
         assert 0 <= row["ensemble_test_mmce"] <= 1
     assert metrics.loc[(0, 0), "ensemble_test_mmce"] == pytest.approx(min(y.mean(), 1 - y.mean()))
-
-
-def test_selector_contract(problem):
-    X, y, costs = problem
-    selector = BudgetRFSelector(
-        feature_costs=costs, budget=2.0, alpha=2, n_trees_max=5, random_state=0
-    )
-    with pytest.raises(NotFittedError):
-        selector.get_support()
-    assert selector.fit(X, y) is selector
-    support = selector.get_support()
-    assert support.shape == (8,) and support.dtype == bool
-    assert costs[support].sum() <= 2.0 + BUDGET_TOLERANCE
-    assert selector.total_cost_ == pytest.approx(costs[support].sum())
-    assert np.array_equal(selector.transform(X), X[:, support])
-    (record,) = budget_rf.select(X, y, costs, [2.0], [2], seed=0, n_trees_max=5)
-    assert np.array_equal(selector.selected_features_, record["features"])
-    cloned = clone(selector)
-    assert not hasattr(cloned, "support_")
-    assert np.array_equal(cloned.fit(X, y).get_support(), support)

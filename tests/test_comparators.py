@@ -4,14 +4,10 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
 
 from costfs.bcr import BUDGET_TOLERANCE
 from costfs.methods import boruta, relieff, xgb_fs
-from costfs.methods.boruta import BorutaSelector
-from costfs.methods.relieff import ReliefFSelector
-from costfs.methods.xgb_fs import XGBImportanceSelector
+from tests.conftest import prepare_method, run_method
 
 SMALL = {
     "xgb_fs": {"n_estimators": 20, "max_depth": 4},
@@ -19,11 +15,6 @@ SMALL = {
     "boruta": {"max_iter": 12, "n_estimators": 40},
 }
 MODULES = {"xgb_fs": xgb_fs, "relieff": relieff, "boruta": boruta}
-SELECTORS = {
-    "xgb_fs": XGBImportanceSelector,
-    "relieff": ReliefFSelector,
-    "boruta": BorutaSelector,
-}
 N_INFORMATIVE = 2
 
 
@@ -41,13 +32,13 @@ def easy_problem():
 @pytest.fixture(scope="module")
 def prepared(easy_problem):
     X, y = easy_problem
-    return {name: module.prepare(X, y, seed=3, **SMALL[name]) for name, module in MODULES.items()}
+    return {name: prepare_method(name, X, y, seed=3, **SMALL[name]) for name in MODULES}
 
 
 def select(name, prepared, X, y, costs, budgets, **params):
-    return MODULES[name].select(
-        X, y, costs, budgets, [None], prepared=prepared[name], seed=3, **SMALL[name], **params
-    )
+    return run_method(
+        name, X, y, costs, budgets, [], prepared=prepared[name], seed=3, **SMALL[name], **params
+    ).records
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -77,7 +68,7 @@ def test_empty_set_when_every_cost_exceeds_the_budget(name, easy_problem, prepar
 @pytest.mark.parametrize("name", MODULES)
 def test_same_seed_same_selection(name, easy_problem, prepared):
     X, y = easy_problem
-    again = MODULES[name].prepare(X, y, seed=3, **SMALL[name])
+    again = prepare_method(name, X, y, seed=3, **SMALL[name])
     for key, values in prepared[name].items():
         assert np.array_equal(again[key], values)
 
@@ -88,23 +79,6 @@ def test_informative_features_ranked_above_noise(name, easy_problem, prepared):
     costs = np.ones(X.shape[1])
     (record,) = select(name, prepared, X, y, costs, [N_INFORMATIVE])
     assert record["features"].tolist() == [0, 1]
-
-
-@pytest.mark.parametrize("name", MODULES)
-def test_selector_contract(name, easy_problem):
-    X, y = easy_problem
-    costs = np.array([0.4, 0.5, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3])
-    selector = SELECTORS[name](feature_costs=costs, budget=1.0, random_state=3, **SMALL[name])
-    with pytest.raises(NotFittedError):
-        selector.get_support()
-    assert selector.fit(X, y) is selector
-    support = selector.get_support()
-    assert support.shape == (8,) and support.dtype == bool
-    assert support[:2].all() and costs[support].sum() <= 1.0 + BUDGET_TOLERANCE
-    assert selector.total_cost_ == pytest.approx(costs[support].sum())
-    assert np.array_equal(selector.transform(X), X[:, support])
-    reused = clone(selector).set_params(precomputed=selector.precomputed_, budget=0.5)
-    assert reused.fit(X, y).get_support(indices=True).tolist() == [0]
 
 
 @pytest.mark.parametrize("module", [xgb_fs, relieff])

@@ -40,7 +40,11 @@ def changed(path: str, value):
         ("simulation.budgets", [-1, 3], "simulation.budgets[0]: -1 is less than or equal"),
         ("simulation.settings", ["E"], "simulation.settings[0]: 'E' is not allowed; allowed"),
         ("xi_grid", [-0.5, 1], "config key xi_grid[0]: -0.5 is less than the minimum of 0"),
-        ("methods.pfx", {}, "unknown config key 'pfx' under methods; allowed: auc, pfi"),
+        (
+            "methods.pfx",
+            {},
+            "unknown config key 'pfx' under methods; allowed: auc, boruta, budget_rf",
+        ),
         ("methods.pfi", {"trees": 5}, "unknown config key 'trees' under methods.pfi"),
         ("strategies", ["best"], "config key strategies[0]: 'best' is not allowed"),
         ("real_data.datasets.wdbc.budgets", [0], "real_data.datasets.wdbc.budgets[0]: 0 is less"),

@@ -1,20 +1,17 @@
 import numpy as np
 import pytest
-from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
 from sklearn.neighbors import KNeighborsClassifier
 
 from costfs.bcr import BUDGET_TOLERANCE
-from costfs.methods import featboost
-from costfs.methods.featboost import FeatBoostModels, FeatBoostSelector, featboost_path
+from costfs.methods.featboost import FeatBoostModels, featboost_path
+from tests.conftest import prepare_method, run_method
 
 SMALL_XGBOOST = {"n_estimators": 10, "max_depth": 3}
 
 
 def run(X, y, costs, budgets, grid, seed=0, **params):
     params = {**SMALL_XGBOOST, **params}
-    prepared = featboost.prepare(X, y, seed=seed, **params)
-    return featboost.select(X, y, costs, budgets, grid, prepared=prepared, seed=seed, **params)
+    return run_method("featboost", X, y, costs, budgets, grid, seed=seed, **params).records
 
 
 def small_models(X, y, **params):
@@ -122,16 +119,11 @@ def test_paths_do_not_depend_on_the_other_paths_of_the_call():
 def test_prepared_ranking_is_the_one_select_computes():
     X, y, costs = random_instance(np.random.default_rng(8))
     params = {**SMALL_XGBOOST, "n_candidates": 3}
-    prepared = featboost.prepare(X, y, seed=1, **params)
-    models = small_models(X, y)
+    prepared = prepare_method("featboost", X, y, seed=1, **params)
+    models = FeatBoostModels(X, y, seed=1, **SMALL_XGBOOST)
     assert np.array_equal(
         models.importance(models.equal_weights()), prepared["equal_weight_importance"]
     )
-    with_preparation = featboost.select(
-        X, y, costs, [2.0], [1.0], prepared=prepared, seed=1, **params
-    )
-    without = featboost.select(X, y, costs, [2.0], [1.0], prepared=None, seed=1, **params)
-    assert np.array_equal(with_preparation[0]["features"], without[0]["features"])
 
 
 def test_empty_set_when_nothing_fits(easy_problem):
@@ -186,22 +178,3 @@ def test_xgboost_evaluator(easy_problem):
     assert costs[record["features"]].sum() <= 2.0 + BUDGET_TOLERANCE
     with pytest.raises(ValueError, match="evaluator"):
         run(X, y, costs, [2.0], [0.0], evaluator="svm")
-
-
-def test_selector_contract(easy_problem):
-    X, y, costs = easy_problem
-    selector = FeatBoostSelector(
-        feature_costs=costs, budget=1.2, xi=1.0, random_state=0, **SMALL_XGBOOST
-    )
-    with pytest.raises(NotFittedError):
-        selector.get_support()
-    assert selector.fit(X, y) is selector
-    support = selector.get_support()
-    assert support.shape == (6,) and support.dtype == bool
-    assert costs[support].sum() <= 1.2 + BUDGET_TOLERANCE
-    assert np.array_equal(selector.transform(X), X[:, support])
-    assert np.array_equal(clone(selector).fit(X, y).get_support(), support)
-    reused = clone(selector).set_params(precomputed=selector.precomputed_).fit(X, y)
-    assert np.array_equal(reused.get_support(), support)
-    named = np.where(y == 1, "yes", "no")
-    assert np.array_equal(clone(selector).fit(X, named).get_support(), support)

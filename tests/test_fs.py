@@ -1,17 +1,13 @@
 import logging
-import math
 
 import numpy as np
 import pytest
-from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
-from sklearn.pipeline import make_pipeline
-from sklearn.tree import DecisionTreeClassifier
 
 from costfs.bcr import BUDGET_TOLERANCE, step_ratio
 from costfs.forest import oob_errors
 from costfs.methods import fs
 from costfs.seeds import derive_seed
+from tests.conftest import run_method, small_selector
 
 CHEAP_INFORMATIVE, EXPENSIVE_INFORMATIVE = 0, 1
 
@@ -91,7 +87,7 @@ def test_one_run_over_the_grid_equals_separate_runs(random_problem, racing):
         separate_fits += alone.fits
     assert together.requested == separate_fits
     assert together.fits < together.requested
-    records = fs.select(X, y, costs, budgets, grid, **options)
+    records = run_method("fs", X, y, costs, budgets, grid, **options).records
     for record in records:
         expected = sorted(
             step.feature for step in together.paths[record["value"], record["budget"]]
@@ -151,7 +147,7 @@ def test_bounded_steps_choose_what_growing_every_candidate_chooses(rng):
 def test_budget_is_never_exceeded_and_filled(random_problem):
     X, y, costs = random_problem
     budgets = [0.05, 0.3, 1.0, 1.7, 10.0]
-    records = fs.select(X, y, costs, budgets, [0.0, 1.0], seed=2, n_trees=30)
+    records = run_method("fs", X, y, costs, budgets, [0.0, 1.0], seed=2, n_trees=30).records
     assert [(r["value"], r["budget"]) for r in records] == [
         (xi, budget) for xi in (0.0, 1.0) for budget in budgets
     ]
@@ -197,7 +193,7 @@ def test_racing_grows_full_forests_only_for_contenders(rng):
 def test_steps_are_logged(random_problem, caplog):
     X, y, costs = random_problem
     with caplog.at_level(logging.INFO, logger="costfs"):
-        fs.select(X, y, costs, [1.0], [0.0, 1.0], seed=0, n_trees=20)
+        run_method("fs", X, y, costs, [1.0], [0.0, 1.0], seed=0, n_trees=20)
     messages = [record.getMessage() for record in caplog.records]
     assert any(message.startswith("FS step 1: 2 of 2 paths active") for message in messages)
     assert any(message.startswith("FS done: 2 paths") for message in messages)
@@ -206,59 +202,15 @@ def test_steps_are_logged(random_problem, caplog):
 def test_unknown_positive_delta_rule_is_named(random_problem):
     X, y, costs = random_problem
     with pytest.raises(ValueError, match="positive_delta"):
-        fs.select(X, y, costs, [1.0], [1.0], seed=0, n_trees=10, positive_delta="add")
+        run_method("fs", X, y, costs, [1.0], [1.0], seed=0, n_trees=10, positive_delta="add")
 
 
-@pytest.fixture
-def selector_problem(rng):
+def test_selector_equals_select(rng):
     X = rng.normal(size=(150, 6))
     y = (X[:, 0] + 0.5 * X[:, 3] + rng.normal(scale=0.5, size=150) > 0).astype(int)
     costs = np.array([0.4, 0.3, 0.3, 0.5, 0.2, 0.9])
-    return X, y, costs
-
-
-def make_selector(costs, **changes):
-    parameters = dict(feature_costs=costs, budget=1.0, xi=1.0, n_trees=30, random_state=0)
-    return fs.ForwardSelector(**(parameters | changes))
-
-
-def test_selector_contract(selector_problem):
-    X, y, costs = selector_problem
-    selector = make_selector(costs)
-    with pytest.raises(NotFittedError):
-        selector.get_support()
-    assert selector.fit(X, y) is selector
-    support = selector.get_support()
-    assert support.shape == (6,) and support.dtype == bool
-    assert costs[support].sum() <= 1.0 + BUDGET_TOLERANCE
-    assert selector.total_cost_ == pytest.approx(costs[support].sum())
-    assert selector.precomputed_ is None
-    assert np.array_equal(selector.transform(X), X[:, support])
-    cloned = clone(selector)
-    assert not hasattr(cloned, "support_")
-    assert cloned.get_params()["n_trees"] == 30
-    assert np.array_equal(cloned.fit(X, y).get_support(), support)
-
-
-def test_selector_equals_select(selector_problem):
-    X, y, costs = selector_problem
-    selector = make_selector(costs, budget=1.5, xi=0.5, racing=True, n_jobs=2).fit(X, y)
-    (record,) = fs.select(X, y, costs, [1.5], [0.5], seed=0, n_trees=30, racing=True)
+    selector = small_selector(
+        "fs", feature_costs=costs, budget=1.5, xi=0.5, racing=True, n_jobs=2, random_state=0
+    ).fit(X, y)
+    (record,) = run_method("fs", X, y, costs, [1.5], [0.5], n_trees=20, racing=True).records
     assert np.array_equal(selector.selected_features_, record["features"])
-
-
-def test_selector_in_a_pipeline_with_named_labels(selector_problem):
-    X, y, costs = selector_problem
-    labels = np.where(y == 1, "spam", "ham")
-    model = make_pipeline(make_selector(costs), DecisionTreeClassifier(random_state=0))
-    assert set(model.fit(X, labels).predict(X)) <= {"spam", "ham"}
-    named = model.named_steps["forwardselector"].get_support()
-    assert np.array_equal(named, make_selector(costs).fit(X, y).get_support())
-
-
-def test_selector_budget_below_every_cost_selects_nothing(selector_problem):
-    X, y, costs = selector_problem
-    selector = make_selector(costs, budget=0.1).fit(X, y)
-    assert selector.selected_features_.size == 0
-    assert selector.total_cost_ == 0.0
-    assert math.isclose(selector.get_support().sum(), 0)

@@ -4,12 +4,10 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
 
 from costfs.bcr import BUDGET_TOLERANCE
 from costfs.methods import msb
-from costfs.methods.msb import ModelScheduleSelector
+from tests.conftest import prepare_method, run_method
 
 SMALL = {"n_trees": 20, "importance_trees": 20, "l1_path_length": 15}
 
@@ -25,7 +23,7 @@ def problem(rng):
 @pytest.fixture
 def prepared(problem):
     X, y, _ = problem
-    return msb.prepare(X, y, seed=1, **SMALL)
+    return prepare_method("msb", X, y, seed=1, **SMALL)
 
 
 def assert_no_entry_dominated(schedule: pd.DataFrame):
@@ -130,7 +128,7 @@ def test_budget_is_never_exceeded(instance):
     y = (X[:, rng.integers(7)] + rng.normal(size=60) > 0).astype(int)
     costs = rng.uniform(0.1, 1.0, size=7)
     budgets = sorted(rng.uniform(0.1, 4.0, size=3))
-    records = msb.select(X, y, costs, budgets, [], seed=instance, **SMALL)
+    records = run_method("msb", X, y, costs, budgets, [], seed=instance, **SMALL).records
     assert [r["budget"] for r in records] == budgets
     for record in records:
         assert math.isnan(record["value"])
@@ -141,7 +139,9 @@ def test_budget_is_never_exceeded(instance):
 
 def test_empty_set_when_nothing_fits(problem, prepared):
     X, y, costs = problem
-    (record,) = msb.select(X, y, costs, [costs.min() / 2], [], prepared=prepared, seed=1, **SMALL)
+    (record,) = run_method(
+        "msb", X, y, costs, [costs.min() / 2], [], prepared=prepared, seed=1, **SMALL
+    ).records
     assert record["features"].size == 0
     assert math.isnan(record["schedule_oob_mmce"]) and record["sequence"] == ""
 
@@ -149,17 +149,20 @@ def test_empty_set_when_nothing_fits(problem, prepared):
 def test_same_seed_same_selection(problem, prepared):
     X, y, costs = problem
     budgets = [0.6, 1.0, 2.0]
-    first = msb.select(X, y, costs, budgets, [], prepared=prepared, seed=5, n_jobs=2, **SMALL)
-    second = msb.select(X, y, costs, budgets, [], prepared=prepared, seed=5, **SMALL)
+    first = run_method(
+        "msb", X, y, costs, budgets, [], prepared=prepared, seed=5, n_jobs=2, **SMALL
+    ).records
+    second = run_method("msb", X, y, costs, budgets, [], prepared=prepared, seed=5, **SMALL).records
     for a, b in zip(first, second, strict=True):
         assert np.array_equal(a["features"], b["features"])
 
 
 def test_schedule_artifacts_store_without_pickle(problem, prepared):
     X, y, costs = problem
-    records, arrays = msb.select_with_artifacts(
-        X, y, costs, [1.0], [], prepared=prepared, seed=5, full_schedule=True, **SMALL
+    selection = run_method(
+        "msb", X, y, costs, [1.0], [], prepared=prepared, seed=5, full_schedule=True, **SMALL
     )
+    records, arrays = selection.records, selection.artifacts
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     buffer.seek(0)
@@ -168,17 +171,3 @@ def test_schedule_artifacts_store_without_pickle(problem, prepared):
     # the complete schedule reaches the full model's cost region and contains the choice
     assert schedule["cost"].max() > 1.0
     assert tuple(records[0]["features"]) in set(schedule["features"])
-
-
-def test_selector_contract(problem):
-    X, y, costs = problem
-    selector = ModelScheduleSelector(feature_costs=costs, budget=1.0, random_state=0, **SMALL)
-    with pytest.raises(NotFittedError):
-        selector.get_support()
-    assert selector.fit(X, y) is selector
-    support = selector.get_support()
-    assert support.shape == (6,) and support.dtype == bool
-    assert costs[support].sum() <= 1.0 + BUDGET_TOLERANCE
-    assert np.array_equal(selector.transform(X), X[:, support])
-    cloned = clone(selector).set_params(precomputed=selector.precomputed_)
-    assert np.array_equal(cloned.fit(X, y).get_support(), support)

@@ -3,12 +3,12 @@ import io
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
 from sklearn.tree import DecisionTreeClassifier
 
 from costfs.bcr import BUDGET_TOLERANCE, step_ratio
-from costfs.methods import load_method, sts, sts_features
+from costfs.methods import sts, sts_features
 from costfs.methods.sts import pack_ensemble, path_features, selection_paths, unpack_tree_features
+from tests.conftest import run_method, small_selector
 
 # A worked example in the manner of the RF paper's Fig. 1: six features, trees A-F (A-C stumps,
 # D-F of depth 2). Votes per row: "c" correct, "w" wrong, "-" in-bag (no vote).
@@ -63,9 +63,9 @@ def test_fig1_example_step_by_step():
 
 
 def test_fig1_records_of_select():
-    records = sts.select(
-        None, FIG1_Y, FIG1_COSTS, [1.4, 0.1], [0.0, 1.0], prepared=fig1_ensemble(), seed=0
-    )
+    records = run_method(
+        "sts", None, FIG1_Y, FIG1_COSTS, [1.4, 0.1], [0.0, 1.0], prepared=fig1_ensemble()
+    ).records
     assert [(r["value"], r["budget"]) for r in records] == [
         (0.0, 1.4),
         (0.0, 0.1),
@@ -140,7 +140,9 @@ def test_matches_a_naive_implementation_and_keeps_the_budget(positive_delta):
 def test_budget_below_every_tree_selects_nothing():
     paths = selection_paths(fig1_ensemble(), FIG1_Y, FIG1_COSTS, [0.15], [0.0, 1.0, 3.0])
     assert paths == [[[]], [[]], [[]]]
-    records = sts.select(None, FIG1_Y, FIG1_COSTS, [0.15], [1.0], prepared=fig1_ensemble(), seed=0)
+    records = run_method(
+        "sts", None, FIG1_Y, FIG1_COSTS, [0.15], [1.0], prepared=fig1_ensemble()
+    ).records
     assert records[0]["features"].size == 0
 
 
@@ -216,7 +218,7 @@ def saved_and_loaded(arrays: dict) -> dict:
 
 def test_prepare_builds_the_base_ensemble(problem):
     X, y, _ = problem
-    prepared = sts.prepare(X, y, seed=1, depths=[1, 2, 3], trees_per_depth=12)
+    prepared = sts.base_ensemble(X, y, seed=1, depths=[1, 2, 3], trees_per_depth=12)
     features = unpack_tree_features(prepared)
     assert len(features) == 7 + 12 + 12
     assert all(set(f) <= {j} for j, f in enumerate(features[:7]))
@@ -232,74 +234,29 @@ def test_prepare_builds_the_base_ensemble(problem):
 
 def test_same_seed_same_ensemble_and_selection(problem):
     X, y, costs = problem
-    options = dict(depths=(1, 2), trees_per_depth=15, positive_delta="multiply")
-    first = sts.prepare(X, y, seed=5, **options)
-    threaded = sts.prepare(X, y, seed=5, n_jobs=2, **options)
-    other = sts.prepare(X, y, seed=6, **options)
+    options = dict(depths=(1, 2), trees_per_depth=15)
+    first = sts.base_ensemble(X, y, seed=5, **options)
+    threaded = sts.base_ensemble(X, y, seed=5, n_jobs=2, **options)
+    other = sts.base_ensemble(X, y, seed=6, **options)
     assert all(np.array_equal(first[name], threaded[name]) for name in first)
     assert not np.array_equal(first["votes"], other["votes"])
     selections = [
-        sts.select(X, y, costs, [1.0, 2.0], [0.0, 1.0], prepared=prepared, seed=0, **options)
+        run_method("sts", X, y, costs, [1.0, 2.0], [0.0, 1.0], prepared=prepared).records
         for prepared in (first, threaded)
     ]
     assert all(
         np.array_equal(a["features"], b["features"]) for a, b in zip(*selections, strict=True)
     )
-    grown_here = sts.select(X, y, costs, [1.0, 2.0], [0.0, 1.0], prepared=None, seed=5, **options)
+    grown_here = run_method("sts", X, y, costs, [1.0, 2.0], [0.0, 1.0], seed=5, **options)
     assert all(
         np.array_equal(a["features"], b["features"])
-        for a, b in zip(selections[0], grown_here, strict=True)
+        for a, b in zip(selections[0], grown_here.records, strict=True)
     )
-
-
-SELECTORS = [
-    lambda costs: sts.ShallowTreeSelector(
-        feature_costs=costs, budget=1.0, xi=1.0, trees_per_depth=20, random_state=0
-    ),
-    lambda costs: sts_features.FeatureLimitedTreeSelector(
-        feature_costs=costs, budget=1.0, xi=1.0, trees_per_k=15, random_state=0
-    ),
-]
-
-
-@pytest.mark.parametrize("make", SELECTORS, ids=["sts", "sts_features"])
-def test_selector_contract(make, problem):
-    X, y, costs = problem
-    selector = make(costs)
-    with pytest.raises(NotFittedError):
-        selector.get_support()
-    assert selector.fit(X, y) is selector
-    support = selector.get_support()
-    assert support.shape == (7,) and support.any()
-    assert costs[support].sum() <= 1.0 + BUDGET_TOLERANCE
-    assert selector.total_cost_ == pytest.approx(costs[support].sum())
-    assert np.array_equal(selector.transform(X), X[:, support])
-    assert np.array_equal(clone(selector).fit(X, y).get_support(), support)
-
-
-@pytest.mark.parametrize("make", SELECTORS, ids=["sts", "sts_features"])
-def test_precomputed_ensemble_is_reused_without_refitting(make, problem, monkeypatch):
-    X, y, costs = problem
-    fitted = make(costs).fit(X, y)
-    settings = [(0.5, 0.0), (2.0, 2.0)]
-    direct = [make(costs).set_params(budget=b, xi=xi).fit(X, y) for b, xi in settings]
-
-    def no_refit(*args, **kwargs):
-        raise AssertionError("the base ensemble was grown again")
-
-    monkeypatch.setattr(load_method(fitted._method_name), "prepare", no_refit)
-    for (budget, xi), expected in zip(settings, direct, strict=True):
-        reused = make(costs).set_params(budget=budget, xi=xi, precomputed=fitted.precomputed_)
-        reused.fit(X, y)
-        assert np.array_equal(reused.selected_features_, expected.selected_features_)
-        assert reused.precomputed_ is fitted.precomputed_
 
 
 def test_selector_passes_positive_delta(problem):
     X, y, costs = problem
-    selector = sts.ShallowTreeSelector(
-        feature_costs=costs, trees_per_depth=10, positive_delta="divide", random_state=0
-    )
+    selector = small_selector("sts", feature_costs=costs, positive_delta="divide", random_state=0)
     selector.fit(X, y)
     with pytest.raises(ValueError, match="positive_delta"):
         clone(selector).set_params(positive_delta="square").fit(X, y)
@@ -309,11 +266,13 @@ def test_feature_limited_trees_use_at_most_k_features(rng):
     X = rng.normal(size=(150, 12))
     y = (X[:, :4].sum(axis=1) + rng.normal(size=150) > 0).astype(int)
     limits = (1, 2, 3)
-    prepared = sts_features.prepare(X, y, seed=2, max_features_per_tree=limits, trees_per_k=15)
+    prepared = sts_features.feature_limited_ensemble(
+        X, y, seed=2, max_features_per_tree=limits, trees_per_k=15
+    )
     counts = np.array([f.size for f in unpack_tree_features(prepared)]).reshape(3, 15)
     for k, row in zip(limits, counts, strict=True):
         assert row.max() == k  # unlimited depth reaches the limit on noisy data
-    threaded = sts_features.prepare(
+    threaded = sts_features.feature_limited_ensemble(
         X, y, seed=2, max_features_per_tree=limits, trees_per_k=15, n_jobs=2
     )
     assert all(np.array_equal(prepared[name], threaded[name]) for name in prepared)
@@ -341,10 +300,9 @@ def test_feature_limited_tree_on_one_feature_is_scikit_learns_tree(rng):
 
 def test_feature_limited_select_keeps_budget(problem):
     X, y, costs = problem
-    prepared = sts_features.prepare(X, y, seed=0, trees_per_k=10)
-    records = sts_features.select(
-        X, y, costs, [0.5, 1.0, 3.0], [0.0, 1.0], prepared=prepared, seed=0, trees_per_k=10
-    )
+    records = run_method(
+        "sts_features", X, y, costs, [0.5, 1.0, 3.0], [0.0, 1.0], trees_per_k=10
+    ).records
     assert len(records) == 6
     for record in records:
         assert costs[record["features"]].sum() <= record["budget"] + BUDGET_TOLERANCE

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from costfs.methods import load_method
 from tests.conftest import REPO, SHARED_DATA
 
 pytestmark = pytest.mark.workflow
@@ -85,9 +86,13 @@ def expected_rows(method: str) -> int:
     """Rows of runs.parquet per method in the tiny study: problems x reps x grid x budgets."""
     settings = TINY["methods"][method]
     problems = len(settings.get("problems", ALL_PROBLEMS))
-    grid = {"budget_rf": len(settings.get("alpha_grid", [])), "msb": 1}.get(method)
-    if grid is None:
-        grid = 1 if method in ("xgb_fs", "relieff", "boruta") else len(TINY["xi_grid"])
+    hyperparameter = load_method(method).hyperparameter
+    if hyperparameter is None:
+        grid = 1
+    elif hyperparameter.name == "xi":
+        grid = len(TINY["xi_grid"])
+    else:
+        grid = len(settings.get(hyperparameter.grid_key, hyperparameter.grid))
     return problems * TINY["n_rep"] * grid * 2  # two budgets per problem
 
 
@@ -111,6 +116,7 @@ def test_runs_table_has_one_row_per_problem_rep_method_xi_budget(study):
         "oob_mmce",
         "test_mmce",
         "engine",
+        "selection_engine",
     }
     assert expected <= set(runs.columns)
     assert set(runs["problem"]) == {"A", "B", "C", "D", "wdbc"}
@@ -118,6 +124,11 @@ def test_runs_table_has_one_row_per_problem_rep_method_xi_budget(study):
     assert (runs["n_selected"] == runs["features"].map(len)).all()
     assert runs["test_mmce"].between(0, 1).all() and runs["oob_mmce"].between(0, 1).all()
     assert runs["engine"].nunique() == 1
+    for method, rows in runs.groupby("method"):
+        engines = load_method(method).engines
+        assert set(rows["selection_engine"]) == {
+            load_method(method).engine_for(TINY["engine"]) if engines else "none"
+        }
 
 
 def test_settings_share_their_training_data_and_cost_free_work(study):
@@ -142,11 +153,7 @@ def test_settings_share_their_training_data_and_cost_free_work(study):
 def test_summary_has_strategies_intervals_and_real_data_ranks(study):
     summary = pd.read_parquet(study / "summary.parquet")
     strategies = summary.groupby("method")["strategy"].agg(lambda s: set(s)).to_dict()
-    for method in ("auc", "pfi", "sts", "sts_features", "fs", "featboost"):
-        assert strategies[method] == {"agnostic", "simple", "tuned"}
-    assert strategies["budget_rf"] == {"tuned"}
-    for method in ("msb", "xgb_fs", "relieff", "boruta"):
-        assert strategies[method] == {"fixed"}
+    assert strategies == {method: set(load_method(method).strategies) for method in TINY["methods"]}
     cells = summary.groupby(["method", "strategy"]).size()
     assert cells[("auc", "tuned")] == 5 * 2 and cells[("fs", "simple")] == 2 * 2
     assert (summary["n_runs"] == 2).all()
@@ -225,6 +232,34 @@ def test_editing_one_method_reruns_only_that_method(study):
     }
     os.utime(module)  # touched, unchanged
     assert planned_jobs(directory) == {}
+
+
+def test_editing_the_data_loading_command_reruns_the_jobs_that_load_data(study):
+    directory = study.parent
+    module = directory / "src" / "costfs" / "commands" / "realdata.py"
+    original = module.read_text()
+    try:
+        module.write_text(original + "\n# an edit\n")
+        jobs = planned_jobs(directory)
+    finally:
+        module.write_text(original)
+    assert jobs["load_real_dataset"] == 1 and jobs["split_real_data"] == 2
+    assert not any(rule.startswith("simulate") for rule in jobs)
+
+
+def test_a_selection_parameter_reruns_selections_but_not_the_cost_free_work(study, tmp_path):
+    directory = study.parent
+    config_path = directory / "config" / "config.yaml"
+    original = config_path.read_text()
+    config = yaml.safe_load(original)
+    config["methods"]["sts"]["positive_delta"] = "divide"
+    try:
+        config_path.write_text(yaml.safe_dump(config))
+        jobs = planned_jobs(directory)
+    finally:
+        config_path.write_text(original)
+    assert "prepare_method" not in jobs
+    assert jobs["select_features"] == 10  # sts on 5 problems x 2 reps
 
 
 def test_editing_a_shared_module_reruns_its_users_but_not_the_data(study):

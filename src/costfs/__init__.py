@@ -1,30 +1,36 @@
 """costfs: cost-constrained feature selection for Random Forests.
 
-The selectors are imported on first use, so that the workflow's light jobs (data, costs,
-aggregation) start without loading scikit-learn.
+Every method file under `costfs/methods/` provides a scikit-learn selector, reachable here by
+its name (`costfs.AUCFilter`, `costfs.ShallowTreeSelector`, ...). The selectors are imported on
+first use, so that the workflow's light jobs (data, costs, aggregation) start without loading
+scikit-learn.
 """
 
 import importlib
 
 __version__ = "0.1.0"
 
-_SELECTORS = {
-    "AUCFilter": "costfs.methods.auc",
-    "PermutationImportanceFilter": "costfs.methods.pfi",
-    "ShallowTreeSelector": "costfs.methods.sts",
-    "FeatureLimitedTreeSelector": "costfs.methods.sts_features",
-    "ForwardSelector": "costfs.methods.fs",
-    "BudgetRFSelector": "costfs.methods.budget_rf",
-    "ModelScheduleSelector": "costfs.methods.msb",
-    "FeatBoostSelector": "costfs.methods.featboost",
-    "XGBImportanceSelector": "costfs.methods.xgb_fs",
-    "ReliefFSelector": "costfs.methods.relieff",
-    "BorutaSelector": "costfs.methods.boruta",
-}
-__all__ = list(_SELECTORS)
+
+def _selectors() -> dict[str, type]:
+    from costfs.methods import all_methods
+
+    return {
+        method.selector_name: getattr(
+            importlib.import_module(type(method).__module__), method.selector_name
+        )
+        for method in all_methods()
+    }
 
 
 def __getattr__(name: str):
-    if name in _SELECTORS:
-        return getattr(importlib.import_module(_SELECTORS[name]), name)
+    if name == "__all__":
+        return sorted(_selectors())
+    if not name.startswith("_"):
+        selectors = _selectors()
+        if name in selectors:
+            return selectors[name]
     raise AttributeError(f"module 'costfs' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_selectors()])

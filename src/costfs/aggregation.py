@@ -132,3 +132,21 @@ def pareto_areas(
     )
     areas["aup_se"] = areas.pop("aup_sd").fillna(0.0) / np.sqrt(areas["n_runs"])
     return areas
+
+
+def combine_runs(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """One runs table from the evaluations' tables, in a fixed row order."""
+    runs = pd.concat(tables, ignore_index=True)
+    return runs.sort_values(
+        ["kind", "problem", "rep", "method", "hyperparameter_value", "budget"], kind="stable"
+    ).reset_index(drop=True)
+
+
+def summary_table(runs: pd.DataFrame, strategies: Sequence[str]) -> pd.DataFrame:
+    """`summary.parquet`: `summarise` of the strategies' rows with the Pareto areas."""
+    chosen = choose_strategies(runs, list(strategies))
+    return summarise(chosen).merge(
+        pareto_areas(runs, strategies).drop(columns="n_runs"),
+        on=["kind", "problem", "method", "strategy"],
+        how="left",
+    )

@@ -1,5 +1,7 @@
 """The benefit-cost ratio (BCR) and filling a budget from a ranking (RF paper, section 2)."""
 
+import math
+
 import numpy as np
 
 BUDGET_TOLERANCE = 1e-9
@@ -62,3 +64,19 @@ def filter_selections(
         for xi in grid
         for budget in budgets
     ]
+
+
+def ranking_selections(order: np.ndarray, costs: np.ndarray, budgets: list[float]) -> list[dict]:
+    """Records of a grid-less method: per budget, `order` walked and filled to the budget."""
+    records = []
+    for budget in budgets:
+        features = fill_budget(np.asarray(order, dtype=int), costs, budget)
+        records.append(
+            {
+                "value": math.nan,
+                "budget": budget,
+                "features": features,
+                "unused_budget": float(budget - costs[features].sum()),
+            }
+        )
+    return records

@@ -14,20 +14,22 @@ def _key(path) -> str:
     return text or "(top level)"
 
 
-def _explain(error: jsonschema.ValidationError) -> str:
-    key = _key(error.absolute_path)
+def explain_error(
+    error: jsonschema.ValidationError, prefix: str = "", noun: str = "config key"
+) -> str:
+    """One line naming the `noun` (under `prefix`), the value and what is allowed."""
+    path = [prefix, *error.absolute_path] if prefix else list(error.absolute_path)
+    key = _key(path)
     schema = error.schema
     if error.validator == "additionalProperties":
         allowed = ", ".join(schema.get("properties", {})) or "none"
         unknown = sorted(set(error.instance) - set(schema.get("properties", {})))
-        where = f"under {key}" if error.absolute_path else "at the top level"
-        return f"unknown config key {', '.join(map(repr, unknown))} {where}; allowed: {allowed}"
+        where = f"under {key}" if path else "at the top level"
+        return f"unknown {noun} {', '.join(map(repr, unknown))} {where}; allowed: {allowed}"
     if error.validator == "enum":
         allowed = ", ".join(map(str, schema["enum"]))
-        return f"config key {key}: {error.instance!r} is not allowed; allowed values: {allowed}"
-    if error.validator == "required":
-        return f"config key {key}: {error.message}"
-    return f"config key {key}: {error.message}"
+        return f"{noun} {key}: {error.instance!r} is not allowed; allowed values: {allowed}"
+    return f"{noun} {key}: {error.message}"
 
 
 def check_config(config: dict, schema: dict) -> None:
@@ -35,4 +37,4 @@ def check_config(config: dict, schema: dict) -> None:
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.path])
     if errors:
-        raise ConfigError(_explain(errors[0]))
+        raise ConfigError(explain_error(errors[0]))

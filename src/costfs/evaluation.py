@@ -49,3 +49,45 @@ def evaluate_feature_sets(
             }
         )
     return pd.DataFrame(rows, columns=["features", "oob_mmce", "test_mmce", "seconds"])
+
+
+RUN_KEYS = [
+    "problem",
+    "kind",
+    "dataset",
+    "rep",
+    "method",
+    "hyperparameter",
+    "hyperparameter_value",
+    "budget",
+]
+"""The leading columns of `runs.parquet`: what identifies a row."""
+
+
+def run_table(
+    selection: pd.DataFrame,
+    results: pd.DataFrame,
+    costs: np.ndarray,
+    *,
+    identity: dict,
+    engine: str,
+    extra_columns: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """The rows of `runs.parquet` for one selection table: the selection, `extra_columns` of
+    the method's own model, the run's `identity` (problem, kind, dataset, rep, method), and per
+    row the set's size, cost and refit errors (`results` of `evaluate_feature_sets`)."""
+    sets = [tuple(int(j) for j in features) for features in selection["features"]]
+    if extra_columns is not None:
+        selection = pd.concat([selection, extra_columns.set_axis(selection.index)], axis=1)
+    by_set = results.set_index("features")
+    selection_engine = selection.pop("selection_engine")
+    runs = selection.assign(
+        **identity,
+        n_selected=[len(s) for s in sets],
+        cost=[float(costs[list(s)].sum()) for s in sets],
+        oob_mmce=by_set.loc[sets, "oob_mmce"].to_numpy(),
+        test_mmce=by_set.loc[sets, "test_mmce"].to_numpy(),
+        engine=engine,
+        selection_engine=selection_engine,
+    ).rename(columns={"value": "hyperparameter_value"})
+    return runs[RUN_KEYS + [column for column in runs.columns if column not in RUN_KEYS]]

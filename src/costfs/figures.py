@@ -8,7 +8,6 @@ interactive backend is involved; the caller saves them with `Figure.savefig`.
 
 import functools
 import math
-import zlib
 from collections.abc import Mapping
 
 import matplotlib
@@ -21,25 +20,9 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator, NullLocator
 
-from costfs.aggregation import Z_95, choose_strategies, pareto_front, summarise
-
-METHOD_COLOURS = {
-    "auc": "#0072B2",
-    "pfi": "#E69F00",
-    "sts": "#009E73",
-    "sts_features": "#005F46",
-    "fs": "#D55E00",
-    "budget_rf": "#CC79A7",
-    "featboost": "#56B4E9",
-    "msb": "#882255",
-    "xgb_fs": "#8C6D31",
-    "relieff": "#6E6E6E",
-    "boruta": "#332288",
-}
-"""One colour per method, the same in every figure (Okabe-Ito and Tol colours, colour-blind
-safe); the order is the order of methods in figures and tables."""
-
-_SPARE_COLOURS = ("#44AA99", "#AA4499", "#999933", "#117733", "#661100", "#6699CC", "#AA4466")
+from costfs.aggregation import Z_95, choose_strategies, pareto_areas, pareto_front, summarise
+from costfs.method import stable_colour
+from costfs.methods import load_method, method_names
 
 STRATEGY_SUFFIX = {"agnostic": "-0", "simple": "-1", "tuned": "", "fixed": ""}
 """Label suffix per strategy, as the RF paper's "AUC-0" for the cost-agnostic baseline."""
@@ -70,13 +53,12 @@ def _styled(make_figure):
 
 
 def method_colour(method: str, strategy: str = "tuned") -> tuple[float, float, float]:
-    """The method's colour, mixed with white for the fixed-ξ strategies (lighter = ξ = 0)."""
-    if method in METHOD_COLOURS:
-        base = METHOD_COLOURS[method]
-    else:
-        # A hash, not the order of appearance, so an unlisted method keeps its colour in every
-        # figure whatever other methods are present.
-        base = _SPARE_COLOURS[zlib.crc32(method.encode()) % len(_SPARE_COLOURS)]
+    """The method's colour (declared in its file, else one from its name, so that it is the
+    same in every figure whatever other methods are present), mixed with white for the
+    fixed-ξ strategies (lighter = ξ = 0)."""
+    base = (
+        load_method(method).figure_colour() if method in method_names() else stable_colour(method)
+    )
     rgb = np.array(matplotlib.colors.to_rgb(base))
     tint = _STRATEGY_TINT.get(strategy, 0.0)
     return tuple(rgb + (1.0 - rgb) * tint)
@@ -87,9 +69,8 @@ def method_label(method: str, strategy: str) -> str:
 
 
 def method_order(methods) -> list[str]:
-    """Known methods in palette order, then any others alphabetically."""
-    present = set(methods)
-    return [m for m in METHOD_COLOURS if m in present] + sorted(present - set(METHOD_COLOURS))
+    """The methods alphabetically: the same order in every figure and table."""
+    return sorted(set(methods))
 
 
 def _labelled(table: pd.DataFrame) -> pd.DataFrame:
@@ -674,3 +655,64 @@ def _markdown_best_table(
         key_texts = [f"{k:g}" if isinstance(k, (int, float, np.number)) else str(k) for k in key]
         lines.append("| " + " | ".join(key_texts + [texts.get(m, "–") for m in methods]) + " |")
     return "\n".join(lines) + "\n"
+
+
+# The study's figure outputs: name -> the files it consists of, {"": content} for one file or
+# {file name: content} for a directory of files.
+
+
+def _xi_curve_files(runs, summary, inputs):
+    simulated = runs[(runs["kind"] == "simulated") & (runs["hyperparameter"] == "xi")]
+    cells = simulated[["problem", "budget"]].drop_duplicates().sort_values(["problem", "budget"])
+    return {
+        f"{problem}_budget~{budget:g}.png": xi_curve_figure(runs, problem, budget)
+        for problem, budget in cells.itertuples(index=False)
+    }
+
+
+def _method_violin_files(runs, summary, inputs):
+    simulated = runs[runs["kind"] == "simulated"]
+    return {
+        f"{problem}.png": method_violin_figure(runs, problem)
+        for problem in sorted(simulated["problem"].unique())
+    }
+
+
+def _real_comparison_files(runs, summary, inputs):
+    problems = sorted(summary.loc[summary["kind"] == "real", "problem"].unique())
+    return {f"{problem}.png": real_comparison_figure(summary, problem) for problem in problems}
+
+
+def _cost_accuracy_files(runs, summary, inputs):
+    # A schedule is one replicate's curve: the first replicate's is drawn per problem.
+    schedules = {}
+    table = inputs.get("schedules")
+    if table is not None:
+        first = table[table["rep"] == table["rep"].min()]
+        schedules = {problem: rows for problem, rows in first.groupby("problem")}
+    return {"": cost_accuracy_figure(summary, schedules)}
+
+
+def _results_files(runs, summary, inputs):
+    return {
+        "": "# Results\n\n## Mean test MMCE [95% CI]\n\n"
+        + results_table(summary)
+        + "\n## Area under the Pareto curve of test MMCE against cost (mean ± SE)\n\n"
+        + pareto_area_table(pareto_areas(runs))
+    }
+
+
+FIGURES = {
+    "table": _results_files,
+    "cost_accuracy": _cost_accuracy_files,
+    "xi_curves": _xi_curve_files,
+    "method_violins": _method_violin_files,
+    "real_comparison": _real_comparison_files,
+    "mean_ranks": lambda runs, summary, inputs: {"": mean_rank_figure(summary)},
+    "correlations": lambda runs, summary, inputs: {
+        "": feature_correlation_figure(inputs["real_data"], inputs.get("sigma"))
+    },
+}
+"""Every figure output of a study by name: a function of the runs table, the summary and the
+further `inputs` (`real_data`: name -> X of each real data set, `sigma`: the simulated
+correlation matrix, `schedules`: the model schedules table) giving the output's files."""

@@ -126,3 +126,20 @@ def stage_costs(timings: pd.DataFrame, n_rep: int) -> pd.DataFrame:
     table[["wall_hours", "cpu_hours"]] /= 3600
     table["wall_hours_per_rep"] = table["wall_hours"] / n_rep
     return table[columns]
+
+
+TABLES = {
+    "tuning": lambda chosen, timings, context: tuning_gains(chosen),
+    "tuning_by_budget": lambda chosen, timings, context: tuning_gains(chosen, by_budget=True),
+    "methods": lambda chosen, timings, context: compare_methods(chosen),
+    "methods_by_budget": lambda chosen, timings, context: compare_methods(chosen, by_budget=True),
+    "common_methods": lambda chosen, timings, context: compare_methods(
+        chosen, context["common_methods"]
+    ),
+    "common_methods_by_budget": lambda chosen, timings, context: compare_methods(
+        chosen, context["common_methods"], by_budget=True
+    ),
+    "stage_costs": lambda chosen, timings, context: stage_costs(timings, context["n_rep"]),
+}
+"""The findings tables by name (`results/findings/<name>.csv`): each from the strategies' rows
+of the runs table, the jobs' timings and the study's `context` (`common_methods`, `n_rep`)."""

@@ -1,9 +1,62 @@
 """Real data sets: reading a table, label mapping, costs and random train/test splits."""
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
 from costfs.validation import DataError, check_binary_target, check_feature_frame
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """Where a real data set comes from: `kind` is `csv` (`location` is the file),
+    `sklearn` (a `sklearn.datasets` loader) or `openml` (a data id, cached under `cache`)."""
+
+    kind: str
+    location: str
+    target: str
+    positive_class: object
+    cache: str | None = None
+
+
+def choose_source(
+    name: str,
+    source: dict,
+    data_dir: str | None,
+    exists: Callable[[Path], bool] = Path.exists,
+) -> DataSource:
+    """The first source of the data set that is there, in the order `<data_dir>/<name>.csv.gz`,
+    `<data_dir>/<name>.csv`, a scikit-learn loader, OpenML by id."""
+    if data_dir:
+        directory = Path(data_dir)
+        if not directory.is_dir():
+            raise DataError(f"data_dir {str(directory)!r} does not exist or is not a directory")
+        for candidate in (directory / f"{name}.csv.gz", directory / f"{name}.csv"):
+            if exists(candidate):
+                return DataSource(
+                    "csv",
+                    str(candidate),
+                    source.get("target", "target"),
+                    source.get("positive_class", 1),
+                )
+    if source.get("sklearn_loader"):
+        return DataSource(
+            "sklearn", source["sklearn_loader"], "target", source["sklearn_positive_class"]
+        )
+    if source.get("openml_id"):
+        return DataSource(
+            "openml",
+            str(source["openml_id"]),
+            source["source_target"],
+            source["source_positive_class"],
+            source.get("openml_cache"),
+        )
+    raise DataError(
+        f"data set {name!r}: no {name}.csv(.gz) in data_dir {data_dir!r} and no other source"
+    )
 
 
 def table_to_arrays(

@@ -1,4 +1,4 @@
-"""The scikit-learn face of every method: a selector built on the method's workflow functions."""
+"""The scikit-learn face of every method: the base of the selectors `Method.selector` builds."""
 
 import numpy as np
 import pandas as pd
@@ -7,8 +7,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from costfs.methods import load_method
 from costfs.validation import (
+    DataError,
     check_binary_target,
     check_budget,
     check_costs,
@@ -18,65 +18,88 @@ from costfs.validation import (
 
 
 class CostConstrainedSelector(SelectorMixin, BaseEstimator):
-    """Selects features whose summed cost fits `budget`, by the rule of `_method`.
+    """Selects features whose summed cost fits `budget`, by the rule of its method.
 
-    Subclasses set `_method_name` (a module of `costfs.methods`) and list their parameters in
-    `__init__`; the method's own parameters (besides `feature_costs`, `budget`, `xi`,
-    `random_state` and `precomputed`) are passed on to its `select`.
+    Each subclass is built by `costfs.method.Method.selector` from the method's declaration:
+    `_method` is the method, `__init__` stores its keyword-only parameters.
 
-    `precomputed`, where given, is the result of the method's cost-free `prepare` on the same
-    (X, y): changing `feature_costs`, `budget` or `xi` then does not recompute it.
+    `precomputed`, where the method has it, is the `precomputed_` of an earlier fit on the same
+    (X, y): changing `feature_costs`, `budget` or the hyperparameter then does not recompute
+    the cost-free part.
 
     `feature_costs` is an array in column order, or a mapping / pandas Series keyed by column
-    name when X is a DataFrame. X must be numeric and finite and y must have exactly two
-    classes; anything else raises `DataError` naming the column, row or value. Constant and
-    duplicated columns are valid features: a constant column carries no information and is
-    never chosen while an informative feature fits the budget; each copy of a duplicated column
-    is a feature with its own cost.
+    name when X is a DataFrame; None gives every feature the cost 1 (the budget is then a
+    number of features). X must be numeric and finite and y must have exactly two classes;
+    anything else raises `DataError` naming the column, row or value. Constant and duplicated
+    columns are valid features: a constant column carries no information and is never chosen
+    while an informative feature fits the budget; each copy of a duplicated column is a
+    feature with its own cost.
     """
 
-    _method_name: str
-    _common_parameters = ("feature_costs", "budget", "xi", "random_state", "precomputed")
-
-    def _method_parameters(self) -> dict:
-        return {
-            name: value
-            for name, value in self.get_params(deep=False).items()
-            if name not in self._common_parameters
-        }
-
-    def _grid(self) -> list:
-        """The hyperparameter values `select` gets: the selector's xi."""
-        return [self.xi]
+    _method = None
 
     def _seed(self) -> int:
         if isinstance(self.random_state, int | np.integer):
             return int(self.random_state)
         return int(check_random_state(self.random_state).randint(2**31 - 1))
 
+    def _grid(self) -> list:
+        """The hyperparameter values `select` gets: the selector's own value, if any."""
+        hyperparameter = self._method.hyperparameter
+        return [] if hyperparameter is None else [getattr(self, hyperparameter.name)]
+
     def fit(self, X, y):
-        """Select features on (X, y); sets `selected_features_`, `total_cost_`, `support_`."""
+        """Select features on (X, y); sets `selected_features_`, `total_cost_`, `support_`
+        and `precomputed_` (the cost-free part, None for a method without one)."""
+        method = self._method
+        name = type(self).__name__
+        values = {parameter.name: getattr(self, parameter.name) for parameter in method.parameters}
+        method.check_parameters(values, name)
         if isinstance(X, pd.DataFrame):
             check_feature_frame(X, "X")
-        else:
-            check_features(X)
-        X = validate_data(self, X, dtype=float, ensure_all_finite=True)
+        # scikit-learn's checks of shape, sparsity and dtype, then ours, which name the row
+        # and column of a missing or infinite value.
+        X = check_features(validate_data(self, X, dtype=float, ensure_all_finite=False))
         y = check_binary_target(y, X.shape[0])
-        costs = check_costs(
-            self.feature_costs, X.shape[1], feature_names=getattr(self, "feature_names_in_", None)
+        costs = (
+            np.ones(X.shape[1])
+            if self.feature_costs is None
+            else check_costs(
+                self.feature_costs,
+                X.shape[1],
+                feature_names=getattr(self, "feature_names_in_", None),
+            )
         )
         budget = check_budget(self.budget)
+        if not isinstance(self.n_jobs, int | np.integer) or self.n_jobs < 1:
+            raise DataError(f"{name}: n_jobs must be a positive integer, got {self.n_jobs!r}")
+        engine = method.engine_for(getattr(self, "engine", "auto"))
         seed = self._seed()
-        parameters = self._method_parameters()
-        method = load_method(self._method_name)
-        prepared = self.precomputed
-        if prepared is None and hasattr(method, "prepare"):
-            prepared = method.prepare(X, y, seed=seed, **parameters)
+        prepared = getattr(self, "precomputed", None)
+        if prepared is None and method.has_preparation:
+            prepared = method.prepare(
+                X,
+                y,
+                seed=seed,
+                n_jobs=int(self.n_jobs),
+                engine=engine,
+                **method.stage_parameters(values, "prepare"),
+            )
         self.precomputed_ = prepared
-        (selection,) = method.select(
-            X, y, costs, [budget], self._grid(), prepared=prepared, seed=seed, **parameters
+        selection = method.select(
+            X,
+            y,
+            costs,
+            [budget],
+            self._grid(),
+            prepared=prepared,
+            seed=seed,
+            n_jobs=int(self.n_jobs),
+            engine=engine,
+            **method.stage_parameters(values, "select"),
         )
-        self.selected_features_ = np.asarray(selection["features"], dtype=int)
+        (record,) = selection.records
+        self.selected_features_ = np.asarray(record["features"], dtype=int)
         self.total_cost_ = float(costs[self.selected_features_].sum())
         self.support_ = np.zeros(X.shape[1], dtype=bool)
         self.support_[self.selected_features_] = True

@@ -57,8 +57,9 @@ def check_binary_target(y: np.ndarray, n_rows: int, source: str = "y") -> np.nda
     classes = np.unique(y)
     if classes.size != 2:
         shown = ", ".join(repr(c) for c in classes[:5].tolist())
+        counted = f"{classes.size} class" + ("es" if classes.size != 1 else "")
         raise DataError(
-            f"{source}: target must have exactly two classes, found {classes.size} ({shown})"
+            f"{source}: target must have exactly two classes, found {counted} ({shown})"
         )
     return (y == classes[1]).astype(np.int8)
 
@@ -74,8 +75,6 @@ def check_costs(
     Costs given as a mapping or a pandas Series keyed by feature name are put in the order of
     `feature_names`; every feature needs a cost and every key must be a feature.
     """
-    if costs is None:
-        raise DataError(f"{source}: costs are missing; give one positive cost per feature")
     if isinstance(costs, dict | pd.Series):
         costs = _costs_by_name(pd.Series(costs), feature_names, source)
     try:

@@ -1,14 +1,14 @@
 rule aggregate_results:
     input:
-        evaluations=evaluations(),
-        benchmarks=benchmarks(),
+        evaluations=STUDY.evaluations(),
+        benchmarks=STUDY.benchmarks(),
     output:
         runs="results/runs.parquet",
         summary="results/summary.parquet",
         timings="results/timings.parquet",
     params:
         strategies=" ".join(config["strategies"]),
-        code=code_version("aggregation.py"),
+        code=code_version("commands/aggregate.py"),
     conda:
         CONDA_ENV
     log:
@@ -27,9 +27,12 @@ rule tabulate_findings:
         **{name: f"results/findings/{name}.csv" for name in FINDING_TABLES},
     params:
         strategies=" ".join(config["strategies"]),
-        common_methods=" ".join(common_methods()),
+        common_methods=" ".join(STUDY.common_methods()),
         n_rep=config["n_rep"],
-        code=code_version("findings.py"),
+        outputs=lambda wildcards, output: " ".join(
+            f"--out {name}={path}" for name, path in output.items()
+        ),
+        code=code_version("commands/aggregate.py"),
     conda:
         CONDA_ENV
     log:
@@ -37,28 +40,23 @@ rule tabulate_findings:
     shell:
         "costfs tabulate-findings --runs {input.runs} --timings {input.timings}"
         " --n-rep {params.n_rep} --strategies {params.strategies}"
-        " --common-methods {params.common_methods} --out-tuning {output.tuning}"
-        " --out-tuning-by-budget {output.tuning_by_budget} --out-methods {output.methods}"
-        " --out-methods-by-budget {output.methods_by_budget}"
-        " --out-common-methods {output.common_methods}"
-        " --out-common-methods-by-budget {output.common_methods_by_budget}"
-        " --out-stage-costs {output.stage_costs} 2> {log}"
+        " --common-methods {params.common_methods} {params.outputs} 2> {log}"
 
 
 rule collect_schedules:
     input:
         lambda wildcards: [
             f"results/selection/{wildcards.method}/{problem}/rep~{rep}.artifacts.npz"
-            for problem, rep in runs(wildcards.method)
+            for problem, rep in STUDY.runs(wildcards.method)
         ],
     output:
         "results/schedules/{method}.parquet",
     params:
         schedules=lambda wildcards, input: " ".join(
             f"--schedule {problem} {rep} {path}"
-            for (problem, rep), path in zip(runs(wildcards.method), input, strict=True)
+            for (problem, rep), path in zip(STUDY.runs(wildcards.method), input, strict=True)
         ),
-        code=lambda wildcards: method_code(wildcards.method),
+        code=lambda wildcards: method_code("aggregate", wildcards.method),
     conda:
         CONDA_ENV
     log:

@@ -6,7 +6,7 @@ rule simulate_design:
         simulation=as_json({key: SIMULATION[key] for key in (
             "n_features", "n_informative", "beta_sd", "beta_bound", "n_blocks", "cost_min",
             "cost_max", "cost_noise_sd")}),
-        code=code_version("simulate.py"),
+        code=code_version("commands/simulate.py"),
     conda:
         CONDA_ENV
     log:
@@ -24,7 +24,7 @@ rule simulate_training_data:
     params:
         seed=config["seed"],
         n_rows=SIMULATION["n_train"],
-        code=code_version("simulate.py"),
+        code=code_version("commands/simulate.py"),
     conda:
         CONDA_ENV
     log:
@@ -43,7 +43,7 @@ rule simulate_test_data:
     params:
         seed=config["seed"],
         n_rows=SIMULATION["n_test"],
-        code=code_version("simulate.py"),
+        code=code_version("commands/simulate.py"),
     conda:
         CONDA_ENV
     log:
@@ -62,7 +62,7 @@ rule load_real_dataset:
             {**REAL["datasets"][wildcards.dataset], "openml_cache": REAL["openml_cache"]}
         ),
         data_dir=f"--data-dir {shlex.quote(REAL['data_dir'])}" if REAL["data_dir"] else "",
-        code=code_version("realdata.py"),
+        code=code_version("commands/realdata.py"),
     conda:
         CONDA_ENV
     log:
@@ -81,7 +81,7 @@ rule split_real_data:
     params:
         seed=config["seed"],
         train_fraction=REAL["train_fraction"],
-        code=code_version("realdata.py"),
+        code=code_version("commands/realdata.py"),
     conda:
         CONDA_ENV
     log:
@@ -100,7 +100,7 @@ rule draw_costs:
     params:
         seed=config["seed"],
         arguments=cost_arguments,
-        code=code_version("realdata.py"),
+        code=code_version("commands/costs.py"),
     conda:
         CONDA_ENV
     log:

@@ -2,18 +2,19 @@ rule evaluate_selection:
     input:
         selection="results/selection/{method}/{problem}/rep~{rep}.parquet",
         artifacts="results/selection/{method}/{problem}/rep~{rep}.artifacts.npz",
-        training_data=lambda wildcards: training_path(PROBLEMS[wildcards.problem]["dataset"], wildcards.rep),
-        test_data=lambda wildcards: test_path(wildcards.problem, wildcards.rep),
+        training_data=lambda wildcards: STUDY.training_path(PROBLEMS[wildcards.problem].dataset, wildcards.rep),
+        test_data=lambda wildcards: STUDY.test_path(wildcards.problem, wildcards.rep),
         costs="results/costs/{problem}.npz",
     output:
         "results/evaluation/{method}/{problem}/rep~{rep}.parquet",
     params:
         seed=config["seed"],
-        dataset=lambda wildcards: PROBLEMS[wildcards.problem]["dataset"],
-        kind=lambda wildcards: PROBLEMS[wildcards.problem]["kind"],
+        dataset=lambda wildcards: PROBLEMS[wildcards.problem].dataset,
+        kind=lambda wildcards: PROBLEMS[wildcards.problem].kind,
         n_trees=config["evaluation"]["n_trees"],
         engine=config["engine"],
-        code=code_version("evaluation.py"),
+        # The method's own hook (e.g. BudgetRF's ensemble on the test rows) runs here too.
+        code=lambda wildcards: method_code("evaluate", wildcards.method),
     conda:
         CONDA_ENV
     log:

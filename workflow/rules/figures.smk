@@ -5,7 +5,8 @@ rule plot_figures:
         **figure_outputs(),
     params:
         arguments=figure_arguments,
-        code=code_version("figures.py"),
+        # The figures draw every method in the colour its file declares.
+        code=code_version("commands/figures.py", *(f"methods/{m}.py" for m in method_names())),
     conda:
         CONDA_ENV
     log:

@@ -1,12 +1,13 @@
 rule prepare_method:
     input:
-        training_data=lambda wildcards: training_path(wildcards.dataset, wildcards.rep),
+        training_data=lambda wildcards: STUDY.training_path(wildcards.dataset, wildcards.rep),
     output:
         "results/prepared/{method}/{dataset}/rep~{rep}.npz",
     params:
         seed=config["seed"],
-        method_params=lambda wildcards: as_json(method_parameters(wildcards.method)),
-        code=lambda wildcards: method_code(wildcards.method),
+        method_params=lambda wildcards: as_json(STUDY.method_parameters(wildcards.method, "prepare")),
+        engine=config["engine"],
+        code=lambda wildcards: method_code("methods", wildcards.method),
     conda:
         CONDA_ENV
     log:
@@ -16,7 +17,8 @@ rule prepare_method:
     shell:
         "costfs prepare --study-seed {params.seed} --method {wildcards.method}"
         " --dataset {wildcards.dataset} --rep {wildcards.rep} --data {input.training_data}"
-        " --params {params.method_params:q} --threads {threads} --out {output} 2> {log}"
+        " --params {params.method_params:q} --engine {params.engine} --threads {threads}"
+        " --out {output} 2> {log}"
 
 
 rule select_features:
@@ -27,12 +29,13 @@ rule select_features:
         artifacts="results/selection/{method}/{problem}/rep~{rep}.artifacts.npz",
     params:
         seed=config["seed"],
-        dataset=lambda wildcards: PROBLEMS[wildcards.problem]["dataset"],
-        budgets=lambda wildcards: as_json(PROBLEMS[wildcards.problem]["budgets"]),
-        grid=lambda wildcards: as_json(method_grid(wildcards.method)),
-        method_params=lambda wildcards: as_json(method_parameters(wildcards.method)),
+        dataset=lambda wildcards: PROBLEMS[wildcards.problem].dataset,
+        budgets=lambda wildcards: as_json(PROBLEMS[wildcards.problem].budgets),
+        grid=lambda wildcards: as_json(STUDY.method_grid(wildcards.method)),
+        method_params=lambda wildcards: as_json(STUDY.method_parameters(wildcards.method, "select")),
+        engine=config["engine"],
         prepared=lambda wildcards, input: f"--prepared {input.prepared}" if "prepared" in input.keys() else "",
-        code=lambda wildcards: method_code(wildcards.method),
+        code=lambda wildcards: method_code("methods", wildcards.method),
     conda:
         CONDA_ENV
     threads: selection_threads
@@ -44,5 +47,5 @@ rule select_features:
         "costfs select --study-seed {params.seed} --method {wildcards.method}"
         " --dataset {params.dataset} --rep {wildcards.rep} --data {input.training_data}"
         " --costs {input.costs} {params.prepared} --budgets {params.budgets:q}"
-        " --grid {params.grid:q} --params {params.method_params:q} --threads {threads}"
-        " --out {output.selection} --out-artifacts {output.artifacts} 2> {log}"
+        " --grid {params.grid:q} --params {params.method_params:q} --engine {params.engine}"
+        " --threads {threads} --out {output.selection} --out-artifacts {output.artifacts} 2> {log}"

@@ -1,21 +1,40 @@
-"""One module per method; its name is its config key, wildcard value and `method` column.
+"""The methods: one module per method, each with one `costfs.method.Method` subclass.
 
-Each module provides `select(X, y, costs, budgets, grid, *, prepared, seed, ...)` returning one
-record per (grid value, budget) with keys `value`, `budget`, `features` (sorted indices), and
-`HYPERPARAMETER` (the grid's name) and `STRATEGIES`. A module with a cost-free part also has
-`prepare(X, y, *, seed, ...)` -> dict of arrays, computed once per data set.
+A module's name is its method's name; discovery lists the modules of this package, so adding
+a method is adding its file.
 """
 
 import importlib
 import pkgutil
-from types import ModuleType
+from functools import cache
+
+from costfs.method import Method
 
 
 def method_names() -> list[str]:
     return sorted(info.name for info in pkgutil.iter_modules(__path__))
 
 
-def load_method(name: str) -> ModuleType:
+@cache
+def load_method(name: str) -> Method:
+    """The method of module `costfs.methods.<name>`."""
     if name not in method_names():
         raise ValueError(f"unknown method {name!r}; known methods: {', '.join(method_names())}")
-    return importlib.import_module(f"{__name__}.{name}")
+    module = importlib.import_module(f"{__name__}.{name}")
+    defined = [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, Method)
+        and value.__module__ == module.__name__
+    ]
+    if len(defined) != 1:
+        raise TypeError(
+            f"costfs/methods/{name}.py must define exactly one Method subclass, found "
+            f"{len(defined)}"
+        )
+    return defined[0]()
+
+
+def all_methods() -> list[Method]:
+    return [load_method(name) for name in method_names()]

@@ -18,14 +18,10 @@ cost-free: `prepare` runs Boruta once per data set.
 """
 
 import numpy as np
-from boruta import BorutaPy
 
-from costfs.forest import random_forest
-from costfs.methods.xgb_fs import ranking_selections
-from costfs.selector import CostConstrainedSelector
-
-HYPERPARAMETER = None
-STRATEGIES = ("fixed",)
+from costfs.bcr import ranking_selections
+from costfs.forest import ENGINES, random_forest
+from costfs.method import Method, Parameter, Selection, choice, integer, number, or_value
 
 CONFIRMED, TENTATIVE, REJECTED = 0, 1, 2
 KEEP = {"confirmed": CONFIRMED, "tentative": TENTATIVE, "all": REJECTED}
@@ -42,10 +38,15 @@ def boruta_decisions(
     n_estimators: int | str = "auto",
     alpha: float = 0.05,
     n_jobs: int = 1,
+    engine: str = "auto",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per feature: Boruta's decision (CONFIRMED, TENTATIVE or REJECTED) and its median
     importance over the iterations in which it took part."""
-    forest = random_forest(n_trees=1, n_features=X.shape[1], seed=seed, n_jobs=n_jobs)
+    from boruta import BorutaPy
+
+    forest = random_forest(
+        n_trees=1, n_features=X.shape[1], seed=seed, n_jobs=n_jobs, engine=engine
+    )
     # BorutaPy sets the number of trees itself; the shadow features double the columns, so
     # mtry follows the column count instead of being fixed from p.
     forest.set_params(oob_score=False, max_features="sqrt", max_depth=int(max_depth))
@@ -80,87 +81,58 @@ def boruta_order(
     return order[decisions[order] <= check_keep(keep)]
 
 
-def prepare(
-    X: np.ndarray,
-    y: np.ndarray,
-    *,
-    seed: int,
-    max_iter: int = 100,
-    max_depth: int = 5,
-    n_estimators: int | str = "auto",
-    alpha: float = 0.05,
-    n_jobs: int = 1,
-    **selection_parameters,
-) -> dict:
-    """Boruta's decisions and median importances. `selection_parameters` are ignored."""
-    decisions, importance = boruta_decisions(
-        X,
-        y,
-        seed=seed,
-        max_iter=max_iter,
-        max_depth=max_depth,
-        n_estimators=n_estimators,
-        alpha=alpha,
-        n_jobs=n_jobs,
+class Boruta(Method):
+    summary = (
+        "Boruta (BorutaPy) decisions, confirmed features by importance, filled to the budget "
+        "(cost-agnostic)"
     )
-    return {"decisions": decisions, "importance": importance}
+    parameters = (
+        Parameter("max_iter", integer(), 100, "Boruta iterations (BorutaPy)", stage="prepare"),
+        Parameter(
+            "max_depth", integer(), 5, "depth of Boruta's Random Forest trees", stage="prepare"
+        ),
+        Parameter(
+            "n_estimators",
+            or_value(integer(), "auto"),
+            "auto",
+            "trees of Boruta's forest (`auto`: BorutaPy's rule)",
+            stage="prepare",
+        ),
+        Parameter(
+            "alpha",
+            number(exclusive_minimum=0, exclusive_maximum=1),
+            0.05,
+            "significance level of Boruta's tests",
+            stage="prepare",
+        ),
+        Parameter(
+            "keep",
+            choice(*KEEP),
+            "confirmed",
+            "which Boruta decisions may be filled into the budget (ranked confirmed, tentative, "
+            "rejected, then by median importance)",
+        ),
+    )
+    engines = ENGINES
+    colour = "#332288"
+
+    def prepare(self, X, y, *, seed, n_jobs, engine, max_iter, max_depth, n_estimators, alpha):
+        decisions, importance = boruta_decisions(
+            X,
+            y,
+            seed=seed,
+            max_iter=max_iter,
+            max_depth=max_depth,
+            n_estimators=n_estimators,
+            alpha=alpha,
+            n_jobs=n_jobs,
+            engine=engine,
+        )
+        return {"decisions": decisions, "importance": importance}
+
+    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine, keep):
+        order = boruta_order(prepared["decisions"], prepared["importance"], costs, keep)
+        return Selection(ranking_selections(order, costs, budgets))
 
 
-def select(
-    X,
-    y,
-    costs,
-    budgets,
-    grid,
-    *,
-    prepared: dict,
-    seed: int,
-    keep: str = "confirmed",
-    n_jobs: int = 1,
-    **preparation_parameters,
-) -> list[dict]:
-    """One record per budget (`grid` is ignored: the method has no hyperparameter)."""
-    order = boruta_order(prepared["decisions"], prepared["importance"], costs, keep)
-    return ranking_selections(order, costs, budgets)
-
-
-class BorutaSelector(CostConstrainedSelector):
-    """Boruta under a budget: features ranked by Boruta's decision and importance, filled to
-    the budget.
-
-    Parameters: `feature_costs` (one positive cost per column), `budget` (maximal summed cost),
-    `xi` (unused: the ranking ignores costs), `max_iter` (Boruta's iterations, 100),
-    `max_depth` of the forest's trees (5), `n_estimators` ("auto": BorutaPy's rule, or a
-    number of trees), `alpha` (level of Boruta's tests, 0.05), `keep` ("confirmed",
-    "tentative" or "all": how far down the ranking to fill), `random_state` seeds the shadow
-    permutations and the forests, `precomputed` (`{"decisions": ..., "importance": ...}` from
-    `prepare`), `n_jobs` threads of the forests.
-    """
-
-    _method_name = "boruta"
-
-    def __init__(
-        self,
-        feature_costs=None,
-        budget=1.0,
-        xi=None,
-        max_iter=100,
-        max_depth=5,
-        n_estimators="auto",
-        alpha=0.05,
-        keep="confirmed",
-        random_state=None,
-        precomputed=None,
-        n_jobs=1,
-    ):
-        self.feature_costs = feature_costs
-        self.budget = budget
-        self.xi = xi
-        self.max_iter = max_iter
-        self.max_depth = max_depth
-        self.n_estimators = n_estimators
-        self.alpha = alpha
-        self.keep = keep
-        self.random_state = random_state
-        self.precomputed = precomputed
-        self.n_jobs = n_jobs
+BorutaSelector = Boruta.selector("BorutaSelector")

@@ -16,8 +16,8 @@ result is that union. Tree i of every alpha uses the same bootstrap sample (seed
 Besides the feature set, each record carries the forest's own majority-vote OOB error and its
 expected acquisition cost (the mean over training rows of the summed cost of the distinct
 features the forest evaluates for that row: the paper's cost notion).
-`select_with_artifacts` also returns the grown forests as flat arrays, from which
-`ensemble_test_metrics` gives the forests' own test error and acquisition cost.
+`select` also keeps the grown forests as flat arrays, from which `ensemble_test_metrics`
+gives the forests' own test error and acquisition cost.
 """
 
 from collections.abc import Mapping, Sequence
@@ -29,11 +29,8 @@ from joblib import Parallel, delayed
 
 from costfs.bcr import BUDGET_TOLERANCE
 from costfs.forest import majority_class
+from costfs.method import Hyperparameter, Method, Parameter, Selection, boolean, integer
 from costfs.seeds import derive_seed
-from costfs.selector import CostConstrainedSelector
-
-HYPERPARAMETER = "alpha"
-STRATEGIES = ("tuned",)
 
 LEAF = -1
 """`feature` of a leaf node."""
@@ -382,7 +379,7 @@ def ensemble_test_metrics(
     trees: columns `value` (alpha), `ensemble_trees`, `ensemble_test_mmce`,
     `ensemble_test_acquisition_cost` -- joined to a selection on (`value`, `ensemble_trees`).
 
-    `forests` is the array dict of `select_with_artifacts` (`forests_to_arrays`).
+    `forests` is the array dict `select` keeps (`forests_to_arrays`).
     """
     X_test = np.asarray(X_test, dtype=float)
     y_test = np.asarray(y_test)
@@ -408,123 +405,98 @@ def ensemble_test_metrics(
     return pd.DataFrame(rows)
 
 
-def select_with_artifacts(
-    X,
-    y,
-    costs,
-    budgets,
-    grid,
-    *,
-    prepared=None,
-    seed: int,
-    n_trees_max: int = 40,
-    min_leaf: int = 1,
-    paid_features_free: bool = False,
-    n_jobs: int = 1,
-) -> tuple[list[dict], dict[str, np.ndarray]]:
-    """`select`'s records and the grown forests as arrays (for `ensemble_test_metrics`)."""
-    costs = np.asarray(costs, dtype=float)
-    forests = grow_budget_forests(
-        X,
-        y,
-        costs,
-        max(budgets),
-        grid,
-        seed=seed,
-        n_trees_max=n_trees_max,
-        min_leaf=min_leaf,
-        paid_features_free=paid_features_free,
-        n_jobs=n_jobs,
+class BudgetRF(Method):
+    summary = (
+        "BudgetRF (Nan et al.): GreedyTrees with the threshold-Pairs impurity and minimax "
+        "cost-weighted splits on bootstrap samples, added while their features fit the budget; "
+        "α tuned by OOB error. `runs.parquet` also gets the ensemble's own "
+        "`ensemble_oob_mmce`, `ensemble_test_mmce` and expected per-example acquisition cost "
+        "(`expected_acquisition_cost` on training rows, `ensemble_test_acquisition_cost` on "
+        "test rows)"
     )
-    records = []
-    for alpha, forest in zip(grid, forests, strict=True):
-        for budget in budgets:
-            k = forest.trees_within(budget)
-            records.append(
-                {
-                    "value": alpha,
-                    "budget": budget,
-                    "features": forest.features(k),
-                    "ensemble_trees": k,
-                    "ensemble_oob_mmce": float(forest.oob_mmce[k]),
-                    "expected_acquisition_cost": float(forest.acquisition_cost[k]),
-                }
-            )
-    return records, forests_to_arrays(forests, majority_class(np.asarray(y).astype(np.intp)))
+    hyperparameter = Hyperparameter(
+        "alpha",
+        default=0.0,
+        help="threshold of the Pairs impurity, in class counts: larger alpha gives shallower, "
+        "cheaper trees",
+        grid=(0, 2, 4, 6, 8, 10, 15, 25, 35, 45),
+    )
+    parameters = (
+        Parameter(
+            "n_trees_max",
+            integer(),
+            40,
+            "at most this many GreedyTrees; trees are added while the union of their features "
+            "fits the budget",
+        ),
+        Parameter("min_leaf", integer(), 1, "smallest leaf (in bootstrap draws)"),
+        Parameter(
+            "paid_features_free",
+            boolean(),
+            False,
+            "a feature already used on the path to a node costs 0 there (the authors' code "
+            "keeps costs static)",
+        ),
+    )
+    colour = "#CC79A7"
 
-
-def select(
-    X,
-    y,
-    costs,
-    budgets,
-    grid,
-    *,
-    prepared=None,
-    seed: int,
-    n_trees_max: int = 40,
-    min_leaf: int = 1,
-    paid_features_free: bool = False,
-    n_jobs: int = 1,
-) -> list[dict]:
-    """One record per (alpha in grid, budget): `value`, `budget`, the sorted `features` of the
-    forest's trees, `ensemble_trees`, `ensemble_oob_mmce`, `expected_acquisition_cost`.
-
-    BudgetRF has no cost-free part, so `prepared` is unused.
-    """
-    records, _ = select_with_artifacts(
+    def select(
+        self,
         X,
         y,
         costs,
         budgets,
         grid,
-        seed=seed,
-        n_trees_max=n_trees_max,
-        min_leaf=min_leaf,
-        paid_features_free=paid_features_free,
-        n_jobs=n_jobs,
-    )
-    return records
-
-
-class BudgetRFSelector(CostConstrainedSelector):
-    """Cost-constrained BudgetRF: the features of a forest of GreedyTrees that fits `budget`.
-
-    Parameters: `feature_costs` (one positive cost per column), `budget` (maximal summed cost),
-    `xi` (unused: BudgetRF's trade-off is `alpha`), `alpha` (threshold of the threshold-Pairs
-    impurity, in class counts: larger alpha gives shallower, cheaper trees), `n_trees_max` (at
-    most this many trees), `min_leaf` (bootstrap draws each child keeps at least),
-    `paid_features_free` (features already used on a path cost 0 further down),
-    `random_state` seeds the bootstrap samples, `precomputed` (unused: BudgetRF has no
-    cost-free part), `n_jobs` (unused for a single alpha).
-    """
-
-    _method_name = "budget_rf"
-    _common_parameters = (*CostConstrainedSelector._common_parameters, "alpha")
-
-    def __init__(
-        self,
-        feature_costs=None,
-        budget=1.0,
-        xi=None,
-        alpha=0.0,
-        n_trees_max=40,
-        min_leaf=1,
-        paid_features_free=False,
-        random_state=None,
-        precomputed=None,
-        n_jobs=1,
+        *,
+        prepared,
+        seed,
+        n_jobs,
+        engine,
+        n_trees_max,
+        min_leaf,
+        paid_features_free,
     ):
-        self.feature_costs = feature_costs
-        self.budget = budget
-        self.xi = xi
-        self.alpha = alpha
-        self.n_trees_max = n_trees_max
-        self.min_leaf = min_leaf
-        self.paid_features_free = paid_features_free
-        self.random_state = random_state
-        self.precomputed = precomputed
-        self.n_jobs = n_jobs
+        """Per (alpha, budget): the sorted `features` of the forest's trees that fit,
+        `ensemble_trees`, `ensemble_oob_mmce`, `expected_acquisition_cost`; the forests are
+        kept as arrays (`forests_to_arrays`)."""
+        costs = np.asarray(costs, dtype=float)
+        forests = grow_budget_forests(
+            X,
+            y,
+            costs,
+            max(budgets),
+            grid,
+            seed=seed,
+            n_trees_max=n_trees_max,
+            min_leaf=min_leaf,
+            paid_features_free=paid_features_free,
+            n_jobs=n_jobs,
+        )
+        records = []
+        for alpha, forest in zip(grid, forests, strict=True):
+            for budget in budgets:
+                k = forest.trees_within(budget)
+                records.append(
+                    {
+                        "value": alpha,
+                        "budget": budget,
+                        "features": forest.features(k),
+                        "ensemble_trees": k,
+                        "ensemble_oob_mmce": float(forest.oob_mmce[k]),
+                        "expected_acquisition_cost": float(forest.acquisition_cost[k]),
+                    }
+                )
+        tie_label = majority_class(np.asarray(y).astype(np.intp))
+        return Selection(records, forests_to_arrays(forests, tie_label))
 
-    def _grid(self) -> list:
-        return [self.alpha]
+    def evaluation_columns(self, selection, artifacts, X_test, y_test, costs):
+        """The forest's own test MMCE and acquisition cost per test row, for each selection."""
+        metrics = ensemble_test_metrics(artifacts, X_test, y_test, costs)
+        keys = selection[["value", "ensemble_trees"]].astype({"value": float})
+        joined = keys.merge(
+            metrics, on=["value", "ensemble_trees"], how="left", validate="many_to_one"
+        )
+        return joined.drop(columns=["value", "ensemble_trees"])
+
+
+BudgetRFSelector = BudgetRF.selector("BudgetRFSelector")

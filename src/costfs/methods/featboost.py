@@ -47,20 +47,18 @@ which `prepare` computes once per data set (H1 has no random parts, so it is the
 `select` would compute).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import StandardScaler
 
 from costfs.bcr import BUDGET_TOLERANCE, step_ratio
-from costfs.methods.xgb_fs import xgboost_classifier, xgboost_importance
+from costfs.method import XI, Method, Parameter, Selection, choice, integer, number, or_null
+from costfs.methods.xgb_fs import XGBOOST_PARAMETERS, xgboost_classifier, xgboost_importance
 from costfs.seeds import derive_seed
-from costfs.selector import CostConstrainedSelector
 from costfs.validation import DataError
 
-HYPERPARAMETER = "xi"
-STRATEGIES = ("agnostic", "simple", "tuned")
 EVALUATORS = ("knn", "xgboost")
 KNN_CHUNK_ELEMENTS = 2**22
 """Candidates are scored in blocks whose distance arrays hold about this many numbers."""
@@ -278,142 +276,121 @@ def featboost_path(
     return FeatBoostPath(tuple(selected), spent, accuracy, resets, stop)
 
 
-def prepare(
-    X: np.ndarray,
-    y: np.ndarray,
-    *,
-    seed: int,
-    n_estimators: int = 100,
-    max_depth: int = 20,
-    learning_rate: float = 0.1,
-    max_bin: int = 256,
-    n_jobs: int = 1,
-    **selection_parameters,
-) -> dict:
-    """H1's importances with equal weights (the first ranking of every path and the ranking
-    after a reset). `selection_parameters` (the rest of the method's config) are ignored."""
-    importance = xgboost_importance(
-        X,
-        y,
-        n_estimators=n_estimators,
-        max_depth=max_depth,
-        learning_rate=learning_rate,
-        max_bin=max_bin,
-        seed=seed,
-        n_jobs=n_jobs,
+class FeatBoost(Method):
+    summary = (
+        "FeatBoost (Alsahaf et al.): XGBoost ranking on re-weighted rows, top-m affordable "
+        "candidates scored by 3-fold CV (k-NN) with the selected set, softmax re-weighting, "
+        "one reset, ε stop; cost-sensitive by ΔAcc / c^ξ. `unused_budget` column"
     )
-    return {"equal_weight_importance": importance}
-
-
-def select(
-    X,
-    y,
-    costs,
-    budgets,
-    grid,
-    *,
-    prepared: dict | None,
-    seed: int,
-    n_candidates: int = 50,
-    n_folds: int = 3,
-    epsilon: float = 1e-18,
-    n_estimators: int = 100,
-    max_depth: int = 20,
-    learning_rate: float = 0.1,
-    max_bin: int = 256,
-    max_features_selected: int | None = 100,
-    evaluator: str = "knn",
-    n_neighbors: int = 5,
-    n_jobs: int = 1,
-) -> list[dict]:
-    """One record per (xi, budget) with the selected features, `unused_budget` and `resets`."""
-    costs = np.asarray(costs, dtype=float)
-    models = FeatBoostModels(
-        X,
-        y,
-        seed=seed,
-        n_folds=n_folds,
-        evaluator=evaluator,
-        n_neighbors=n_neighbors,
-        n_estimators=n_estimators,
-        max_depth=max_depth,
-        learning_rate=learning_rate,
-        max_bin=max_bin,
-        n_jobs=n_jobs,
-        equal_weight_importance=None if prepared is None else prepared["equal_weight_importance"],
+    hyperparameter = XI
+    parameters = (
+        Parameter(
+            "n_candidates",
+            integer(),
+            50,
+            "top-m features of the XGBoost ranking scored by cross-validation each step "
+            "(capped at p)",
+        ),
+        Parameter("n_folds", integer(minimum=2), 3, "k of the k-fold CV"),
+        Parameter("epsilon", number(minimum=0), 1.0e-18, "stop when the accuracy gain is below ε"),
+        # The ranking model: its ranking with equal weights is the cost-free part, the
+        # re-weighted rankings are part of the selection.
+        *(replace(parameter, stage="both") for parameter in XGBOOST_PARAMETERS),
+        Parameter(
+            "max_features_selected",
+            or_null(integer()),
+            100,
+            "cap on the selected features (null: no cap)",
+        ),
+        Parameter(
+            "evaluator",
+            choice(*EVALUATORS),
+            "knn",
+            "classifier of the CV step (the paper's two setups)",
+        ),
+        Parameter("n_neighbors", integer(), 5, "k of the k-NN evaluator"),
     )
-    records = []
-    for xi in grid:
-        for budget in budgets:
-            path = featboost_path(
-                models,
-                costs,
-                budget,
-                xi,
-                n_candidates=n_candidates,
-                epsilon=epsilon,
-                max_features_selected=max_features_selected,
-            )
-            features = np.sort(np.asarray(path.features, dtype=int))
-            records.append(
-                {
-                    "value": xi,
-                    "budget": budget,
-                    "features": features,
-                    "unused_budget": float(budget - costs[features].sum()),
-                    "resets": path.resets,
-                }
-            )
-    return records
+    colour = "#56B4E9"
 
-
-class FeatBoostSelector(CostConstrainedSelector):
-    """FeatBoost under a budget: boosting-guided forward selection, choice by gain / c^xi.
-
-    Parameters: `feature_costs` (one positive cost per column), `budget` (maximal summed cost),
-    `xi` (0: the original FeatBoost choice; larger favours cheap features), `n_candidates` (m,
-    candidates per iteration), `n_folds` (k of the cross-validation), `epsilon` (minimal
-    accuracy gain), `n_estimators`, `max_depth`, `learning_rate`, `max_bin` of the XGBoost
-    ranking model, `max_features_selected` (p'; None: no cap), `evaluator` ("knn" or
-    "xgboost") with `n_neighbors`, `random_state` (seeds the folds), `precomputed` (from
-    `prepare`: the ranking with equal weights), `n_jobs` threads of XGBoost. After `fit`, the
-    selection may cost less than the budget: FeatBoost stops by its own rule.
-    """
-
-    _method_name = "featboost"
-
-    def __init__(
-        self,
-        feature_costs=None,
-        budget=1.0,
-        xi=1.0,
-        n_candidates=50,
-        n_folds=3,
-        epsilon=1e-18,
-        n_estimators=100,
-        max_depth=20,
-        learning_rate=0.1,
-        max_bin=256,
-        max_features_selected=100,
-        evaluator="knn",
-        n_neighbors=5,
-        random_state=None,
-        precomputed=None,
-        n_jobs=1,
+    def prepare(
+        self, X, y, *, seed, n_jobs, engine, n_estimators, max_depth, learning_rate, max_bin
     ):
-        self.feature_costs = feature_costs
-        self.budget = budget
-        self.xi = xi
-        self.n_candidates = n_candidates
-        self.n_folds = n_folds
-        self.epsilon = epsilon
-        self.n_estimators = n_estimators
-        self.max_depth = max_depth
-        self.learning_rate = learning_rate
-        self.max_bin = max_bin
-        self.max_features_selected = max_features_selected
-        self.evaluator = evaluator
-        self.n_neighbors = n_neighbors
-        self.random_state = random_state
-        self.precomputed = precomputed
-        self.n_jobs = n_jobs
+        """H1's importances with equal weights (the first ranking of every path and the
+        ranking after a reset)."""
+        importance = xgboost_importance(
+            X,
+            y,
+            n_estimators=n_estimators,
+            max_depth=max_depth,
+            learning_rate=learning_rate,
+            max_bin=max_bin,
+            seed=seed,
+            n_jobs=n_jobs,
+        )
+        return {"equal_weight_importance": importance}
+
+    def select(
+        self,
+        X,
+        y,
+        costs,
+        budgets,
+        grid,
+        *,
+        prepared,
+        seed,
+        n_jobs,
+        engine,
+        n_candidates,
+        n_folds,
+        epsilon,
+        n_estimators,
+        max_depth,
+        learning_rate,
+        max_bin,
+        max_features_selected,
+        evaluator,
+        n_neighbors,
+    ):
+        """Per (xi, budget): the selected features, `unused_budget` and `resets`."""
+        costs = np.asarray(costs, dtype=float)
+        models = FeatBoostModels(
+            X,
+            y,
+            seed=seed,
+            n_folds=n_folds,
+            evaluator=evaluator,
+            n_neighbors=n_neighbors,
+            n_estimators=n_estimators,
+            max_depth=max_depth,
+            learning_rate=learning_rate,
+            max_bin=max_bin,
+            n_jobs=n_jobs,
+            equal_weight_importance=prepared["equal_weight_importance"],
+        )
+        records = []
+        for xi in grid:
+            for budget in budgets:
+                path = featboost_path(
+                    models,
+                    costs,
+                    budget,
+                    xi,
+                    n_candidates=n_candidates,
+                    epsilon=epsilon,
+                    max_features_selected=max_features_selected,
+                )
+                features = np.sort(np.asarray(path.features, dtype=int))
+                records.append(
+                    {
+                        "value": xi,
+                        "budget": budget,
+                        "features": features,
+                        "unused_budget": float(budget - costs[features].sum()),
+                        "resets": path.resets,
+                    }
+                )
+        return Selection(records)
+
+
+FeatBoostSelector = FeatBoost.selector("FeatBoostSelector")

@@ -37,14 +37,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from costfs.bcr import BUDGET_TOLERANCE, POSITIVE_DELTA_RULES, step_ratio
-from costfs.forest import majority_class, oob_errors
+from costfs.forest import ENGINES, majority_class, oob_errors
+from costfs.method import POSITIVE_DELTA, XI, Method, Parameter, Selection, boolean, integer
 from costfs.seeds import derive_seed
-from costfs.selector import CostConstrainedSelector
-
-HYPERPARAMETER = "xi"
-STRATEGIES = ("agnostic", "simple", "tuned")
-PARALLEL_SELECTION = True
-"""Selection grows many small forests side by side: the workflow gives it several threads."""
 
 RACING_ETA = 4
 """Racing keeps the best 1/RACING_ETA of a level's candidates and grows RACING_ETA x the trees."""
@@ -306,86 +301,75 @@ def forward_paths(
     return search
 
 
-def select(
-    X,
-    y,
-    costs,
-    budgets,
-    grid,
-    *,
-    prepared=None,
-    seed: int,
-    n_trees: int = 500,
-    racing: bool = False,
-    positive_delta: str = "multiply",
-    n_jobs: int = 1,
-    engine: str = "auto",
-) -> list[dict]:
-    """One record per (xi in grid, budget): `value`, `budget` and the sorted `features`.
+class ForwardSelection(Method):
+    summary = (
+        "Random Forest forward selection by ΔOOB-MMCE / c_j^ξ; each set's forest is seeded "
+        "from the set, and one memo serves the whole ξ grid and all budgets of a run; optional "
+        "racing (successive halving)"
+    )
+    hyperparameter = XI
+    parameters = (
+        Parameter(
+            "n_trees",
+            integer(),
+            500,
+            "trees of each internal forest (OOB error of S ∪ {j})",
+        ),
+        Parameter(
+            "racing",
+            boolean(),
+            False,
+            "successive halving: candidates first scored with few trees, only the best quarter "
+            "get more (about 0.2× the forests; may select another set)",
+        ),
+        POSITIVE_DELTA,
+    )
+    engines = ENGINES
+    parallel_selection = True
+    colour = "#D55E00"
 
-    FS has no cost-free part, so `prepared` is unused.
-    """
-    search = forward_paths(
+    def select(
+        self,
         X,
         y,
         costs,
         budgets,
         grid,
-        seed=seed,
-        n_trees=n_trees,
-        racing=racing,
-        positive_delta=positive_delta,
-        n_jobs=n_jobs,
-        engine=engine,
-    )
-    return [
-        {
-            "value": xi,
-            "budget": budget,
-            "features": np.sort(
-                np.array([step.feature for step in search.paths[xi, budget]], dtype=int)
-            ),
-        }
-        for xi in grid
-        for budget in budgets
-    ]
-
-
-class ForwardSelector(CostConstrainedSelector):
-    """Cost-constrained Random Forest forward selection.
-
-    Parameters: `feature_costs` (one positive cost per column), `budget` (maximal summed cost),
-    `xi` (benefit-cost trade-off of the BCR; 0 ignores costs except as the constraint);
-    `n_trees` of every internal forest (500); `racing` scores candidates by successive halving
-    over forest sizes instead of full forests for all (faster, may select another set);
-    `positive_delta` ("multiply" or "divide": the BCR of a step that does not lower the error,
-    see `costfs.bcr.step_ratio`); `random_state` seeds the internal forests; `precomputed`
-    (unused: FS has no cost-free part); `n_jobs` forests grown at a time (the result does not
-    depend on it); `engine` ("auto", "sklearnex" or "sklearn").
-    """
-
-    _method_name = "fs"
-
-    def __init__(
-        self,
-        feature_costs=None,
-        budget=1.0,
-        xi=1.0,
-        n_trees=500,
-        racing=False,
-        positive_delta="multiply",
-        random_state=None,
-        precomputed=None,
-        n_jobs=1,
-        engine="auto",
+        *,
+        prepared,
+        seed,
+        n_jobs,
+        engine,
+        n_trees,
+        racing,
+        positive_delta,
     ):
-        self.feature_costs = feature_costs
-        self.budget = budget
-        self.xi = xi
-        self.n_trees = n_trees
-        self.racing = racing
-        self.positive_delta = positive_delta
-        self.random_state = random_state
-        self.precomputed = precomputed
-        self.n_jobs = n_jobs
-        self.engine = engine
+        search = forward_paths(
+            X,
+            y,
+            costs,
+            budgets,
+            grid,
+            seed=seed,
+            n_trees=n_trees,
+            racing=racing,
+            positive_delta=positive_delta,
+            n_jobs=n_jobs,
+            engine=engine,
+        )
+        return Selection(
+            [
+                {
+                    "value": xi,
+                    "budget": budget,
+                    "features": np.sort(
+                        np.array([step.feature for step in search.paths[xi, budget]], dtype=int)
+                    ),
+                }
+                for xi in grid
+                for budget in budgets
+            ]
+        )
+
+
+ForwardSelector = ForwardSelection.selector("ForwardSelector")

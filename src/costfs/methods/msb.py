@@ -25,7 +25,7 @@ set. The by-cost and sampling sequences depend on the costs, so they are built i
 """
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -36,15 +36,10 @@ from sklearn.svm import l1_min_c
 from sklearn.utils.fixes import parse_version
 
 from costfs.bcr import BUDGET_TOLERANCE
-from costfs.forest import oob_errors
+from costfs.forest import ENGINES, oob_errors
 from costfs.importance import permutation_importance
+from costfs.method import Method, Parameter, Selection, boolean, integer, number
 from costfs.seeds import derive_seed
-from costfs.selector import CostConstrainedSelector
-
-HYPERPARAMETER = None
-STRATEGIES = ("fixed",)
-PARALLEL_SELECTION = True
-"""Selection grows many small forests side by side: the workflow gives it several threads."""
 
 SEQUENCES = ("cost", "importance", "sampling", "l1")
 
@@ -76,18 +71,14 @@ def l1_path_supports(X: np.ndarray, y: np.ndarray, *, path_length: int = 100) ->
     return np.array(supports, dtype=bool).reshape(len(supports), X.shape[1])
 
 
-def prepare(
+def cost_free_parts(
     X: np.ndarray,
     y: np.ndarray,
     *,
     seed: int,
-    n_trees: int = 200,
-    gamma: float = 0.1,
     importance_trees: int = 500,
     l1_path_length: int = 100,
-    full_schedule: bool = False,
     n_jobs: int = 1,
-    engine: str = "auto",
 ) -> dict:
     """The cost-free parts: permutation importances and the L1 path's supports."""
     return {
@@ -162,11 +153,9 @@ def model_schedule(
     costs: np.ndarray,
     *,
     seed: int,
-    prepared: Mapping[str, np.ndarray] | None = None,
+    prepared: Mapping[str, np.ndarray],
     n_trees: int = 200,
     gamma: float = 0.1,
-    importance_trees: int = 500,
-    l1_path_length: int = 100,
     max_cost: float = math.inf,
     n_jobs: int = 1,
     engine: str = "auto",
@@ -175,21 +164,11 @@ def model_schedule(
     (and decreasing OOB error): columns cost, oob_mmce, n_features, features (sorted tuple),
     sequence (the sequences that propose the model, joined by "+").
 
-    `prepared` is `prepare`'s result on (X, y); without it the importances and the L1 path are
-    computed here from `seed`.
+    `prepared` holds the cost-free parts on (X, y) (`cost_free_parts`).
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
     costs = np.asarray(costs, dtype=float)
-    if prepared is None:
-        prepared = prepare(
-            X,
-            y,
-            seed=seed,
-            importance_trees=importance_trees,
-            l1_path_length=l1_path_length,
-            n_jobs=n_jobs,
-        )
     sequences = model_sequences(
         costs, prepared["importances"], prepared["l1_supports"], gamma=gamma, seed=seed
     )
@@ -261,128 +240,108 @@ def best_within(schedule: pd.DataFrame, budget: float) -> pd.Series | None:
     return None if fitting.empty else fitting.loc[fitting["oob_mmce"].idxmin()]
 
 
-def select_with_artifacts(
-    X,
-    y,
-    costs,
-    budgets: Sequence[float],
-    grid=(),
-    *,
-    prepared=None,
-    seed: int,
-    n_trees: int = 200,
-    gamma: float = 0.1,
-    importance_trees: int = 500,
-    l1_path_length: int = 100,
-    full_schedule: bool = False,
-    n_jobs: int = 1,
-    engine: str = "auto",
-) -> tuple[list[dict], dict[str, np.ndarray]]:
-    """`select`'s records and the model schedule as arrays (`schedule_to_arrays`)."""
-    schedule = model_schedule(
-        X,
-        y,
-        costs,
-        seed=seed,
-        prepared=prepared,
-        n_trees=n_trees,
-        gamma=gamma,
-        importance_trees=importance_trees,
-        l1_path_length=l1_path_length,
-        max_cost=math.inf if full_schedule else max(budgets),
-        n_jobs=n_jobs,
-        engine=engine,
+class ModelSchedules(Method):
+    summary = (
+        "msB (Yan et al.): models by cost, by importance, by importance/cost-weighted sampling "
+        "and along the L1-logistic path, scored by RF OOB error; the Pareto model schedule "
+        "gives, per budget, the best model that fits; schedules in "
+        "`results/schedules/msb.parquet`"
     )
-    records = []
-    for budget in budgets:
-        chosen = best_within(schedule, budget)
-        records.append(
-            {
-                "value": math.nan,
-                "budget": budget,
-                "features": np.array([] if chosen is None else chosen["features"], dtype=int),
-                "schedule_oob_mmce": math.nan if chosen is None else float(chosen["oob_mmce"]),
-                "sequence": "" if chosen is None else chosen["sequence"],
-            }
+    parameters = (
+        Parameter(
+            "n_trees",
+            integer(),
+            200,
+            "trees of the forests that score each model of the schedule (OOB error)",
+        ),
+        Parameter(
+            "gamma", number(minimum=0), 0.1, "exponent of the sampling weights (I_j / c_j)^γ"
+        ),
+        Parameter(
+            "importance_trees",
+            integer(),
+            500,
+            "trees of the permutation-importance forest behind the importance and sampling "
+            "sequences",
+            stage="prepare",
+        ),
+        Parameter(
+            "l1_path_length",
+            integer(),
+            100,
+            "points of the L1-logistic regularisation path",
+            stage="prepare",
+        ),
+        Parameter(
+            "full_schedule",
+            boolean(),
+            False,
+            "score every model, not only those within the largest budget (slower; the "
+            "schedule then covers all costs)",
+        ),
+    )
+    # The scoring forests run on the study's engine; the importance forest is pFI's.
+    engines = ENGINES
+    parallel_selection = True
+    colour = "#882255"
+
+    def prepare(self, X, y, *, seed, n_jobs, engine, importance_trees, l1_path_length):
+        return cost_free_parts(
+            X,
+            y,
+            seed=seed,
+            importance_trees=importance_trees,
+            l1_path_length=l1_path_length,
+            n_jobs=n_jobs,
         )
-    return records, schedule_to_arrays(schedule)
 
-
-def select(
-    X,
-    y,
-    costs,
-    budgets: Sequence[float],
-    grid=(),
-    *,
-    prepared=None,
-    seed: int,
-    n_trees: int = 200,
-    gamma: float = 0.1,
-    importance_trees: int = 500,
-    l1_path_length: int = 100,
-    full_schedule: bool = False,
-    n_jobs: int = 1,
-    engine: str = "auto",
-) -> list[dict]:
-    """One record per budget (msB has no hyperparameter grid: `grid` is ignored, `value` is
-    NaN): `budget`, the sorted `features` of the best fitting schedule model (empty if none
-    fits), its `schedule_oob_mmce` and the `sequence`s that proposed it."""
-    records, _ = select_with_artifacts(
+    def select(
+        self,
         X,
         y,
         costs,
         budgets,
-        prepared=prepared,
-        seed=seed,
-        n_trees=n_trees,
-        gamma=gamma,
-        importance_trees=importance_trees,
-        l1_path_length=l1_path_length,
-        full_schedule=full_schedule,
-        n_jobs=n_jobs,
-        engine=engine,
-    )
-    return records
-
-
-class ModelScheduleSelector(CostConstrainedSelector):
-    """Cost-constrained msB: the best model of a Pareto schedule built from four model sequences.
-
-    Parameters: `feature_costs` (one positive cost per column), `budget` (maximal summed cost),
-    `xi` (unused: msB has no trade-off parameter), `n_trees` of the forest that scores each
-    model (200), `gamma` (exponent of the sampling sequence's normalised importance, 0.1),
-    `importance_trees` of the forest for the permutation importances (500), `l1_path_length`
-    (values of C along the L1-logistic path, 100), `random_state` seeds the forests and the
-    sampling sequence, `precomputed` (`prepare`'s importances and L1 supports) skips their
-    computation, `n_jobs` forests grown at a time (the result does not depend on it), `engine`
-    ("auto", "sklearnex" or "sklearn").
-    """
-
-    _method_name = "msb"
-
-    def __init__(
-        self,
-        feature_costs=None,
-        budget=1.0,
-        xi=None,
-        n_trees=200,
-        gamma=0.1,
-        importance_trees=500,
-        l1_path_length=100,
-        random_state=None,
-        precomputed=None,
-        n_jobs=1,
-        engine="auto",
+        grid,
+        *,
+        prepared,
+        seed,
+        n_jobs,
+        engine,
+        n_trees,
+        gamma,
+        full_schedule,
     ):
-        self.feature_costs = feature_costs
-        self.budget = budget
-        self.xi = xi
-        self.n_trees = n_trees
-        self.gamma = gamma
-        self.importance_trees = importance_trees
-        self.l1_path_length = l1_path_length
-        self.random_state = random_state
-        self.precomputed = precomputed
-        self.n_jobs = n_jobs
-        self.engine = engine
+        """Per budget: the sorted `features` of the best fitting schedule model (empty if
+        none fits), its `schedule_oob_mmce` and the `sequence`s that proposed it (`value` is
+        NaN: msB has no hyperparameter); the schedule is kept (`schedule_to_arrays`)."""
+        schedule = model_schedule(
+            X,
+            y,
+            costs,
+            seed=seed,
+            prepared=prepared,
+            n_trees=n_trees,
+            gamma=gamma,
+            max_cost=math.inf if full_schedule else max(budgets),
+            n_jobs=n_jobs,
+            engine=engine,
+        )
+        records = []
+        for budget in budgets:
+            chosen = best_within(schedule, budget)
+            records.append(
+                {
+                    "value": math.nan,
+                    "budget": budget,
+                    "features": np.array([] if chosen is None else chosen["features"], dtype=int),
+                    "schedule_oob_mmce": math.nan if chosen is None else float(chosen["oob_mmce"]),
+                    "sequence": "" if chosen is None else chosen["sequence"],
+                }
+            )
+        return Selection(records, schedule_to_arrays(schedule))
+
+    def schedule(self, artifacts):
+        return schedule_from_arrays(artifacts)
+
+
+ModelScheduleSelector = ModelSchedules.selector("ModelScheduleSelector")

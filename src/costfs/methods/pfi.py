@@ -1,52 +1,32 @@
 """Permutation-importance filter (RF paper, section 2.3): rank by pFI / c^xi, fill the budget."""
 
-import numpy as np
-
 from costfs.bcr import filter_selections
 from costfs.importance import permutation_importance
-from costfs.selector import CostConstrainedSelector
-
-HYPERPARAMETER = "xi"
-STRATEGIES = ("agnostic", "simple", "tuned")
+from costfs.method import XI, Method, Parameter, Selection, integer
 
 
-def prepare(
-    X: np.ndarray, y: np.ndarray, *, seed: int, n_trees: int = 1000, n_jobs: int = 1
-) -> dict:
-    return {"scores": permutation_importance(X, y, n_trees=n_trees, seed=seed, n_jobs=n_jobs)}
+class PermutationImportanceFiltering(Method):
+    summary = "rank by OOB permutation importance / c^ξ of one Random Forest, fill the budget"
+    hyperparameter = XI
+    parameters = (
+        Parameter(
+            "n_trees",
+            integer(),
+            1000,
+            "trees of the permutation-importance forest",
+            stage="prepare",
+        ),
+    )
+    # The importances need each tree's out-of-bag rows: scikit-learn trees grown on explicit
+    # bootstrap samples (`costfs.trees`).
+    engines = ("sklearn",)
+    colour = "#E69F00"
+
+    def prepare(self, X, y, *, seed, n_jobs, engine, n_trees):
+        return {"scores": permutation_importance(X, y, n_trees=n_trees, seed=seed, n_jobs=n_jobs)}
+
+    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine):
+        return Selection(filter_selections(prepared["scores"], costs, budgets, grid))
 
 
-def select(
-    X, y, costs, budgets, grid, *, prepared: dict, seed: int, n_trees: int = 1000, n_jobs: int = 1
-) -> list:
-    return filter_selections(prepared["scores"], costs, budgets, grid)
-
-
-class PermutationImportanceFilter(CostConstrainedSelector):
-    """Cost-constrained filter on OOB permutation importance of one Random Forest.
-
-    Parameters: `feature_costs`, `budget`, `xi` as for `AUCFilter`; `n_trees` of the forest
-    (1000); `random_state` seeds the forest and the permutations; `precomputed`
-    (`{"scores": ...}` from `prepare`) skips the forest; `n_jobs` threads grow and permute the
-    trees (the result does not depend on it).
-    """
-
-    _method_name = "pfi"
-
-    def __init__(
-        self,
-        feature_costs=None,
-        budget=1.0,
-        xi=1.0,
-        n_trees=1000,
-        random_state=None,
-        precomputed=None,
-        n_jobs=1,
-    ):
-        self.feature_costs = feature_costs
-        self.budget = budget
-        self.xi = xi
-        self.n_trees = n_trees
-        self.random_state = random_state
-        self.precomputed = precomputed
-        self.n_jobs = n_jobs
+PermutationImportanceFilter = PermutationImportanceFiltering.selector("PermutationImportanceFilter")

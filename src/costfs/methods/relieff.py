@@ -10,13 +10,9 @@ only features scoring at least the mean score are eligible, walked by decreasing
 """
 
 import numpy as np
-from skrebate import ReliefF
 
-from costfs.methods import xgb_fs
-from costfs.selector import CostConstrainedSelector
-
-HYPERPARAMETER = None
-STRATEGIES = ("fixed",)
+from costfs.method import Method, Parameter, integer
+from costfs.methods.xgb_fs import THRESHOLD, thresholded_selection
 
 
 def relieff_scores(
@@ -28,6 +24,8 @@ def relieff_scores(
     n_jobs: int = 1,
 ) -> np.ndarray:
     """ReliefF weight of every column (larger: separates the classes of near rows better)."""
+    from skrebate import ReliefF
+
     relief = ReliefF(
         n_neighbors=int(n_neighbors),
         categorical_threshold=int(categorical_threshold),
@@ -38,58 +36,40 @@ def relieff_scores(
     return np.asarray(relief.feature_importances_, dtype=float)
 
 
-def prepare(
-    X: np.ndarray,
-    y: np.ndarray,
-    *,
-    seed: int,
-    n_neighbors: int = 10,
-    categorical_threshold: int = 10,
-    n_jobs: int = 1,
-    **selection_parameters,
-) -> dict:
-    """ReliefF scores (deterministic: `seed` is unused). `selection_parameters` are ignored."""
-    scores = relieff_scores(
-        X, y, n_neighbors=n_neighbors, categorical_threshold=categorical_threshold, n_jobs=n_jobs
+class ReliefFRanking(Method):
+    summary = "ReliefF scores (skrebate), above the mean, filled to the budget (cost-agnostic)"
+    parameters = (
+        Parameter(
+            "n_neighbors",
+            integer(),
+            10,
+            "nearest hits and misses of ReliefF (skrebate)",
+            stage="prepare",
+        ),
+        Parameter(
+            "categorical_threshold",
+            integer(),
+            10,
+            "features with at most this many distinct values count as discrete",
+            stage="prepare",
+        ),
+        THRESHOLD,
     )
-    return {"scores": scores}
+    colour = "#6E6E6E"
+
+    def prepare(self, X, y, *, seed, n_jobs, engine, n_neighbors, categorical_threshold):
+        """ReliefF scores (deterministic: `seed` is unused)."""
+        scores = relieff_scores(
+            X,
+            y,
+            n_neighbors=n_neighbors,
+            categorical_threshold=categorical_threshold,
+            n_jobs=n_jobs,
+        )
+        return {"scores": scores}
+
+    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine, threshold):
+        return thresholded_selection(prepared["scores"], costs, budgets, threshold)
 
 
-# ReliefF scores go through the same mean threshold and budget filling as XGB-FS importances.
-select = xgb_fs.select
-
-
-class ReliefFSelector(CostConstrainedSelector):
-    """ReliefF under a budget: ReliefF scores, mean threshold, filled to the budget.
-
-    Parameters: `feature_costs` (one positive cost per column), `budget` (maximal summed cost),
-    `xi` (unused: the ranking ignores costs), `n_neighbors` (10 hits and misses, as in the
-    FeatBoost paper), `categorical_threshold` (columns with at most this many distinct values
-    are discrete), `threshold` ("mean": only features with at least the mean score; "none":
-    the whole ranking), `random_state` (unused: ReliefF is deterministic), `precomputed`
-    (`{"scores": ...}` from `prepare`), `n_jobs` processes of scikit-rebate.
-    """
-
-    _method_name = "relieff"
-
-    def __init__(
-        self,
-        feature_costs=None,
-        budget=1.0,
-        xi=None,
-        n_neighbors=10,
-        categorical_threshold=10,
-        threshold="mean",
-        random_state=None,
-        precomputed=None,
-        n_jobs=1,
-    ):
-        self.feature_costs = feature_costs
-        self.budget = budget
-        self.xi = xi
-        self.n_neighbors = n_neighbors
-        self.categorical_threshold = categorical_threshold
-        self.threshold = threshold
-        self.random_state = random_state
-        self.precomputed = precomputed
-        self.n_jobs = n_jobs
+ReliefFSelector = ReliefFRanking.selector("ReliefFSelector")

@@ -16,12 +16,17 @@ from threadpoolctl import threadpool_limits
 
 from costfs.bcr import BUDGET_TOLERANCE, POSITIVE_DELTA_RULES, step_ratio
 from costfs.forest import default_mtry
+from costfs.method import (
+    POSITIVE_DELTA,
+    XI,
+    Method,
+    Parameter,
+    Selection,
+    integer,
+    positive_integers,
+)
 from costfs.seeds import derive_seed
-from costfs.selector import CostConstrainedSelector
 from costfs.trees import grow_trees
-
-HYPERPARAMETER = "xi"
-STRATEGIES = ("agnostic", "simple", "tuned")
 
 EMPTY_ENSEMBLE_ERROR = 0.5
 """MMCE of the empty ensemble (RF paper, equation 1)."""
@@ -67,7 +72,7 @@ def check_positive_integers(values, name: str) -> list[int]:
     return values
 
 
-def prepare(
+def base_ensemble(
     X: np.ndarray,
     y: np.ndarray,
     *,
@@ -75,13 +80,12 @@ def prepare(
     depths=(1, 2, 3),
     trees_per_depth: int = 500,
     n_jobs: int = 1,
-    **selection_parameters,
 ) -> dict[str, np.ndarray]:
     """The cost-free base ensemble: per depth 1 one stump per feature, per depth d >= 2 a
     forest of `trees_per_depth` trees of depth d (mtry = floor(sqrt(p))), all bootstrapped.
 
     Trees are ordered by `depths`, then by their index within the depth. The result does not
-    depend on `n_jobs`. `selection_parameters` (the rest of the method's config) are ignored.
+    depend on `n_jobs`.
     """
     X = np.asarray(X, dtype=float)
     n_features = X.shape[1]
@@ -327,57 +331,36 @@ def ensemble_selections(
     ]
 
 
-def select(
-    X,
-    y,
-    costs,
-    budgets,
-    grid,
-    *,
-    prepared: dict | None,
-    seed: int,
-    positive_delta: str = "multiply",
-    **ensemble_parameters,
-) -> list[dict]:
-    """STS for every (xi, budget); `ensemble_parameters` (depths, trees_per_depth, n_jobs)
-    only matter when no `prepared` ensemble is given and it has to be grown here."""
-    if prepared is None:
-        prepared = prepare(X, y, seed=seed, **ensemble_parameters)
-    return ensemble_selections(prepared, y, costs, budgets, grid, positive_delta)
+class ShallowTreeSelection(Method):
+    summary = (
+        "Shallow Tree Selection: greedy forward selection of trees from a base ensemble of "
+        "stumps and depth-2/3 forests by ΔOOB-MMCE / Δc^ξ; the union of the chosen trees' "
+        "features"
+    )
+    hyperparameter = XI
+    parameters = (
+        Parameter(
+            "depths",
+            positive_integers(),
+            [1, 2, 3],
+            "depths of the base ensemble: depth 1 = one stump per feature, depth d ≥ 2 = a "
+            "forest of depth-d trees",
+            stage="prepare",
+        ),
+        Parameter("trees_per_depth", integer(), 500, "trees per depth d ≥ 2", stage="prepare"),
+        POSITIVE_DELTA,
+    )
+    # Depth-limited scikit-learn trees on explicit bootstrap samples (`costfs.trees`).
+    engines = ("sklearn",)
+    colour = "#009E73"
+
+    def prepare(self, X, y, *, seed, n_jobs, engine, depths, trees_per_depth):
+        return base_ensemble(
+            X, y, seed=seed, depths=depths, trees_per_depth=trees_per_depth, n_jobs=n_jobs
+        )
+
+    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine, positive_delta):
+        return Selection(ensemble_selections(prepared, y, costs, budgets, grid, positive_delta))
 
 
-class ShallowTreeSelector(CostConstrainedSelector):
-    """Cost-constrained Shallow Tree Selection (STS).
-
-    Parameters: `feature_costs` (one positive cost per column), `budget` (maximal summed
-    cost), `xi` (benefit-cost trade-off; 0 ignores costs except as the constraint), `depths`
-    of the base ensemble's trees ((1, 2, 3); depth 1 is one stump per feature),
-    `trees_per_depth` for each depth >= 2 (500), `positive_delta` (how the BCR treats a step
-    that does not lower the error: "multiply" by the cost^xi, or the paper's literal "divide"),
-    `random_state` seeds the base ensemble, `precomputed` (a `prepare` result on the same data)
-    skips growing it, `n_jobs` threads grow the trees (the result does not depend on it).
-    """
-
-    _method_name = "sts"
-
-    def __init__(
-        self,
-        feature_costs=None,
-        budget=1.0,
-        xi=1.0,
-        depths=(1, 2, 3),
-        trees_per_depth=500,
-        positive_delta="multiply",
-        random_state=None,
-        precomputed=None,
-        n_jobs=1,
-    ):
-        self.feature_costs = feature_costs
-        self.budget = budget
-        self.xi = xi
-        self.depths = depths
-        self.trees_per_depth = trees_per_depth
-        self.positive_delta = positive_delta
-        self.random_state = random_state
-        self.precomputed = precomputed
-        self.n_jobs = n_jobs
+ShallowTreeSelector = ShallowTreeSelection.selector("ShallowTreeSelector")

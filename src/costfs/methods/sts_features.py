@@ -21,7 +21,15 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from costfs.forest import default_mtry
-from costfs.methods import sts
+from costfs.method import (
+    POSITIVE_DELTA,
+    XI,
+    Method,
+    Parameter,
+    Selection,
+    integer,
+    positive_integers,
+)
 from costfs.methods.sts import (
     IN_BAG,
     check_positive_integers,
@@ -29,10 +37,6 @@ from costfs.methods.sts import (
     pack_ensemble,
 )
 from costfs.seeds import derive_seed
-from costfs.selector import CostConstrainedSelector
-
-HYPERPARAMETER = sts.HYPERPARAMETER
-STRATEGIES = sts.STRATEGIES
 
 FEATURE_THRESHOLD = np.float32(1e-7)
 """Feature values closer than this are not split apart (scikit-learn's rule)."""
@@ -215,7 +219,7 @@ def grow_feature_limited_tree(
     return np.sort(used), oob_rows, votes
 
 
-def prepare(
+def feature_limited_ensemble(
     X: np.ndarray,
     y: np.ndarray,
     *,
@@ -223,11 +227,10 @@ def prepare(
     max_features_per_tree=(1, 2, 3),
     trees_per_k: int = 500,
     n_jobs: int = 1,
-    **selection_parameters,
 ) -> dict[str, np.ndarray]:
     """The cost-free base ensemble: `trees_per_k` feature-limited trees per k, ordered by k as
     listed, then by tree index. Tree i of k is seeded from (seed, k, i), so the result does not
-    depend on `n_jobs`. `selection_parameters` (the rest of the method's config) are ignored."""
+    depend on `n_jobs`."""
     X32 = np.ascontiguousarray(X, dtype=np.float32)
     y = np.asarray(y)
     mtry = default_mtry(X32.shape[1])
@@ -246,56 +249,37 @@ def prepare(
     return pack_ensemble([features for features, _, _ in trees], votes)
 
 
-def select(
-    X,
-    y,
-    costs,
-    budgets,
-    grid,
-    *,
-    prepared: dict | None,
-    seed: int,
-    positive_delta: str = "multiply",
-    **ensemble_parameters,
-) -> list[dict]:
-    """STS on feature-limited trees for every (xi, budget); `ensemble_parameters`
-    (max_features_per_tree, trees_per_k, n_jobs) only matter when no `prepared` ensemble is
-    given and it has to be grown here."""
-    if prepared is None:
-        prepared = prepare(X, y, seed=seed, **ensemble_parameters)
-    return ensemble_selections(prepared, y, costs, budgets, grid, positive_delta)
+class FeatureLimitedTreeSelection(Method):
+    summary = (
+        "STS on trees grown without depth limit but with at most k distinct features (the RF "
+        "paper's future work)"
+    )
+    hyperparameter = XI
+    parameters = (
+        Parameter(
+            "max_features_per_tree",
+            positive_integers(),
+            [1, 2, 3],
+            "k: trees grown without depth limit but with at most k distinct features",
+            stage="prepare",
+        ),
+        Parameter("trees_per_k", integer(), 500, "trees per k", stage="prepare"),
+        POSITIVE_DELTA,
+    )
+    colour = "#005F46"
+
+    def prepare(self, X, y, *, seed, n_jobs, engine, max_features_per_tree, trees_per_k):
+        return feature_limited_ensemble(
+            X,
+            y,
+            seed=seed,
+            max_features_per_tree=max_features_per_tree,
+            trees_per_k=trees_per_k,
+            n_jobs=n_jobs,
+        )
+
+    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine, positive_delta):
+        return Selection(ensemble_selections(prepared, y, costs, budgets, grid, positive_delta))
 
 
-class FeatureLimitedTreeSelector(CostConstrainedSelector):
-    """Shallow Tree Selection on trees of unlimited depth with at most k distinct features.
-
-    Parameters: `feature_costs`, `budget`, `xi`, `positive_delta` as for
-    `ShallowTreeSelector`; `max_features_per_tree`, the limits k of the base ensemble
-    ((1, 2, 3)); `trees_per_k` trees for each k (500); `random_state` seeds the base ensemble,
-    `precomputed` (a `prepare` result on the same data) skips growing it, `n_jobs` threads grow
-    the trees (the result does not depend on it).
-    """
-
-    _method_name = "sts_features"
-
-    def __init__(
-        self,
-        feature_costs=None,
-        budget=1.0,
-        xi=1.0,
-        max_features_per_tree=(1, 2, 3),
-        trees_per_k=500,
-        positive_delta="multiply",
-        random_state=None,
-        precomputed=None,
-        n_jobs=1,
-    ):
-        self.feature_costs = feature_costs
-        self.budget = budget
-        self.xi = xi
-        self.max_features_per_tree = max_features_per_tree
-        self.trees_per_k = trees_per_k
-        self.positive_delta = positive_delta
-        self.random_state = random_state
-        self.precomputed = precomputed
-        self.n_jobs = n_jobs
+FeatureLimitedTreeSelector = FeatureLimitedTreeSelection.selector("FeatureLimitedTreeSelector")

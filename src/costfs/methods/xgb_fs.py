@@ -12,21 +12,45 @@ is kept (`costfs.bcr.fill_budget`), so a large budget may stay partly unused —
 `unused_budget` says how much. `threshold="none"` fills the budget from the whole ranking.
 Ties in importance go to the lower cost, then the lower index (as for every filter).
 
-The helpers `xgboost_classifier`, `xgboost_importance` and `ranking_selections` are shared
-with FeatBoost, ReliefF and Boruta.
+The helpers `xgboost_classifier` and `xgboost_importance` are shared with FeatBoost, and the
+threshold and fill with ReliefF.
 """
 
-import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-from xgboost import XGBClassifier
 
-from costfs.bcr import fill_budget, rank_by_ratio
-from costfs.selector import CostConstrainedSelector
+from costfs.bcr import rank_by_ratio, ranking_selections
+from costfs.method import Method, Parameter, Selection, choice, integer, number
 
-HYPERPARAMETER = None
-STRATEGIES = ("fixed",)
+if TYPE_CHECKING:
+    from xgboost import XGBClassifier
+
 THRESHOLDS = ("mean", "none")
+
+XGBOOST_PARAMETERS = (
+    Parameter("n_estimators", integer(), 100, "trees of the XGBoost model", stage="prepare"),
+    Parameter("max_depth", integer(), 20, "depth of the XGBoost trees", stage="prepare"),
+    Parameter(
+        "learning_rate",
+        number(exclusive_minimum=0),
+        0.1,
+        "learning rate of the XGBoost model",
+        stage="prepare",
+    ),
+    Parameter(
+        "max_bin", integer(minimum=2), 256, "histogram bins per feature of XGBoost", stage="prepare"
+    ),
+)
+"""The XGBoost model of the FeatBoost paper, whose gain importances rank the features."""
+
+THRESHOLD = Parameter(
+    "threshold",
+    choice(*THRESHOLDS),
+    "mean",
+    "`mean`: only features scoring at least the mean are eligible, then filled to the budget by "
+    "score; `none`: fill from the whole ranking",
+)
 
 
 def xgboost_classifier(
@@ -37,10 +61,12 @@ def xgboost_classifier(
     max_bin: int = 256,
     seed: int,
     n_jobs: int,
-) -> XGBClassifier:
+) -> "XGBClassifier":
     """The XGBoost model of the FeatBoost paper; importances are gains. `max_bin` is the number
     of histogram bins per feature (XGBoost's default 256; the paper's XGBoost 0.90 split
     exactly on data this small): 64 bins fit about 3x faster on 500 rows x 200 features."""
+    from xgboost import XGBClassifier
+
     return XGBClassifier(
         n_estimators=int(n_estimators),
         max_depth=int(max_depth),
@@ -77,22 +103,6 @@ def xgboost_importance(
     return np.asarray(model.feature_importances_, dtype=float)
 
 
-def ranking_selections(order: np.ndarray, costs: np.ndarray, budgets: list[float]) -> list[dict]:
-    """Records of a grid-less method: per budget, `order` walked and filled to the budget."""
-    records = []
-    for budget in budgets:
-        features = fill_budget(np.asarray(order, dtype=int), costs, budget)
-        records.append(
-            {
-                "value": math.nan,
-                "budget": budget,
-                "features": features,
-                "unused_budget": float(budget - costs[features].sum()),
-            }
-        )
-    return records
-
-
 def check_threshold(threshold: str) -> str:
     if threshold not in THRESHOLDS:
         raise ValueError(f"threshold must be one of {THRESHOLDS}, got {threshold!r}")
@@ -109,87 +119,40 @@ def thresholded_order(scores: np.ndarray, costs: np.ndarray, threshold: str) -> 
     return order
 
 
-def prepare(
-    X: np.ndarray,
-    y: np.ndarray,
-    *,
-    seed: int,
-    n_estimators: int = 100,
-    max_depth: int = 20,
-    learning_rate: float = 0.1,
-    max_bin: int = 256,
-    n_jobs: int = 1,
-    **selection_parameters,
-) -> dict:
-    """Gain importances of one XGBoost model on all features. `selection_parameters` (the rest
-    of the method's config) are ignored."""
-    scores = xgboost_importance(
-        X,
-        y,
-        n_estimators=n_estimators,
-        max_depth=max_depth,
-        learning_rate=learning_rate,
-        max_bin=max_bin,
-        seed=seed,
-        n_jobs=n_jobs,
-    )
-    return {"scores": scores}
-
-
-def select(
-    X,
-    y,
-    costs,
-    budgets,
-    grid,
-    *,
-    prepared: dict,
-    seed: int,
-    threshold: str = "mean",
-    n_jobs: int = 1,
-    **preparation_parameters,
-) -> list[dict]:
-    """One record per budget (`grid` is ignored: the method has no hyperparameter)."""
-    return ranking_selections(
-        thresholded_order(prepared["scores"], costs, threshold), costs, budgets
+def thresholded_selection(
+    scores: np.ndarray, costs: np.ndarray, budgets: list[float], threshold: str
+) -> Selection:
+    """Per budget, the scores' ranking cut at `threshold` and filled to the budget."""
+    return Selection(
+        ranking_selections(thresholded_order(scores, costs, threshold), costs, budgets)
     )
 
 
-class XGBImportanceSelector(CostConstrainedSelector):
-    """XGB-FS under a budget: XGBoost gain importance, mean threshold, filled to the budget.
+class XGBImportance(Method):
+    summary = (
+        "XGBoost gain importance, features above the mean importance filled to the budget "
+        "(cost-agnostic)"
+    )
+    parameters = (*XGBOOST_PARAMETERS, THRESHOLD)
+    colour = "#8C6D31"
 
-    Parameters: `feature_costs` (one positive cost per column), `budget` (maximal summed cost),
-    `xi` (unused: the ranking ignores costs), `n_estimators`, `max_depth`, `learning_rate` of
-    the XGBoost model (100, 20, 0.1 as in the FeatBoost paper) and its `max_bin` (256),
-    `threshold` ("mean": only features with at least the mean importance; "none": the whole
-    ranking), `random_state` seeds XGBoost, `precomputed` (`{"scores": ...}` from `prepare`)
-    skips the model, `n_jobs` threads of XGBoost.
-    """
-
-    _method_name = "xgb_fs"
-
-    def __init__(
-        self,
-        feature_costs=None,
-        budget=1.0,
-        xi=None,
-        n_estimators=100,
-        max_depth=20,
-        learning_rate=0.1,
-        max_bin=256,
-        threshold="mean",
-        random_state=None,
-        precomputed=None,
-        n_jobs=1,
+    def prepare(
+        self, X, y, *, seed, n_jobs, engine, n_estimators, max_depth, learning_rate, max_bin
     ):
-        self.feature_costs = feature_costs
-        self.budget = budget
-        self.xi = xi
-        self.n_estimators = n_estimators
-        self.max_depth = max_depth
-        self.learning_rate = learning_rate
-        self.max_bin = max_bin
-        self.threshold = threshold
-        self.random_state = random_state
-        self.precomputed = precomputed
-        self.n_jobs = n_jobs
+        scores = xgboost_importance(
+            X,
+            y,
+            n_estimators=n_estimators,
+            max_depth=max_depth,
+            learning_rate=learning_rate,
+            max_bin=max_bin,
+            seed=seed,
+            n_jobs=n_jobs,
+        )
+        return {"scores": scores}
+
+    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine, threshold):
+        return thresholded_selection(prepared["scores"], costs, budgets, threshold)
+
+
+XGBImportanceSelector = XGBImportance.selector("XGBImportanceSelector")

@@ -1,0 +1,34 @@
+"""The command-line layer the workflow rules call, one module per stage: each reads its input
+files, calls the package and writes its outputs atomically (`costfs.storage`).
+
+A module provides `register(commands)`, which adds its subcommands to the `costfs` parser;
+`costfs.cli` imports only the module of the subcommand it runs, so a rule's code hash covers
+that module and what it imports (`costfs.provenance`).
+"""
+
+import json
+
+STUDY_SEED = (["--study-seed"], {"type": int, "required": True})
+OUT = (["--out"], {"required": True})
+THREADS = (["--threads"], {"type": int, "default": 1})
+
+
+def json_value(text: str):
+    return json.loads(text)
+
+
+def named_path(text: str) -> tuple[str, str]:
+    """NAME=PATH of an output."""
+    name, separator, path = text.partition("=")
+    if not separator or not name or not path:
+        raise ValueError(f"expected NAME=PATH, got {text!r}")
+    return name, path
+
+
+def add_command(commands, name: str, function, *arguments):
+    """A subcommand `name` running `function(args)`, with `arguments` as (flags, options)."""
+    parser = commands.add_parser(name)
+    parser.set_defaults(function=function)
+    for flags, options in arguments:
+        parser.add_argument(*flags, **options)
+    return parser

@@ -1,0 +1,400 @@
+"""The method contract: what one file under `costfs/methods/` declares and provides.
+
+A method is a subclass of `Method` in its own module `costfs/methods/<name>.py`; the module's
+name is the method's name, its config key (`methods.<name>`), its workflow wildcard and the
+`method` column of the results. The class declares, once:
+
+- `summary`: one line for the documentation tables;
+- `hyperparameter`: the `Hyperparameter` the tuned strategy varies (`XI` for the benefit-cost
+  ratio methods), or None for a method with one fixed configuration;
+- `parameters`: its own `Parameter`s, each with type, default, allowed values, meaning and the
+  stage that uses it (`prepare`, `select` or both);
+- `engines`: the Random Forest engines its forests can run on (empty: it grows no forest);
+- `parallel_selection`: whether its selection grows many forests side by side and so wants
+  several threads in the workflow;
+- `colour`: its colour in the figures (a stable colour from its name when not given).
+
+and implements `select` (and, where it has a cost-free part, `prepare`). Optional hooks with
+defaults: `evaluation_columns` (extra columns of the method's own model on the test rows) and
+`schedule` (a model schedule, one cost-accuracy curve per run).
+
+From the declaration come the config schema's `methods` part and the rows of config/README.md
+(`costfs.method_docs`, kept current by a test), the workflow's jobs and their parameters, and
+the scikit-learn selector (`Method.selector`), whose keyword-only `__init__` lists exactly the
+declared parameters and whose `fit` validates them.
+"""
+
+import inspect
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+import jsonschema
+import numpy as np
+
+from costfs.forest import ENGINES, resolve_engine
+
+Stage = Literal["prepare", "select", "both"]
+
+_SPARE_COLOURS = ("#44AA99", "#AA4499", "#999933", "#117733", "#661100", "#6699CC", "#AA4466")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a method, declared once.
+
+    `schema` is the JSON Schema of its value (see the constructors below); `stage` says which
+    part of the method uses it: the cost-free `prepare` (computed once per data set), `select`,
+    or both. Only the parameters of its stage reach a workflow job, so changing a selection
+    parameter never recomputes the cost-free part.
+    """
+
+    name: str
+    schema: Mapping[str, Any]
+    default: Any
+    help: str
+    stage: Stage = "select"
+
+    def json_schema(self) -> dict:
+        return {**self.schema, "default": self.default, "description": self.help}
+
+
+@dataclass(frozen=True)
+class Hyperparameter:
+    """The parameter a method's tuned strategy picks from a grid by OOB error.
+
+    `xi`, the benefit-cost ratio exponent, takes its grid from the study's `xi_grid` and has
+    the strategies agnostic (xi = 0), simple (xi = 1) and tuned; any other hyperparameter has
+    its grid under `methods.<name>.<hyperparameter>_grid` and the strategy tuned.
+    """
+
+    name: str
+    default: float
+    help: str
+    grid: tuple[float, ...] = ()
+    """Default grid (a method's own hyperparameter); `xi` uses the study's `xi_grid`."""
+
+    @property
+    def grid_key(self) -> str | None:
+        return None if self.name == "xi" else f"{self.name}_grid"
+
+
+XI = Hyperparameter(
+    "xi",
+    default=1.0,
+    help="benefit-cost trade-off: 0 ignores costs except as the constraint, larger favours "
+    "cheap features",
+)
+
+
+# Constructors of parameter schemas.
+
+
+def integer(minimum: int = 1) -> dict:
+    return {"type": "integer", "minimum": minimum}
+
+
+def number(*, minimum=None, exclusive_minimum=None, exclusive_maximum=None) -> dict:
+    schema = {"type": "number"}
+    for key, value in (
+        ("minimum", minimum),
+        ("exclusiveMinimum", exclusive_minimum),
+        ("exclusiveMaximum", exclusive_maximum),
+    ):
+        if value is not None:
+            schema[key] = value
+    return schema
+
+
+def boolean() -> dict:
+    return {"type": "boolean"}
+
+
+def choice(*values: str) -> dict:
+    return {"enum": list(values)}
+
+
+def positive_integers() -> dict:
+    return {
+        "type": "array",
+        "items": {"type": "integer", "minimum": 1},
+        "minItems": 1,
+        "uniqueItems": True,
+    }
+
+
+def or_null(schema: Mapping) -> dict:
+    return {"anyOf": [dict(schema), {"type": "null"}]}
+
+
+def or_value(schema: Mapping, value: str) -> dict:
+    return {"anyOf": [dict(schema), {"const": value}]}
+
+
+POSITIVE_DELTA = Parameter(
+    "positive_delta",
+    choice("multiply", "divide"),
+    "multiply",
+    "BCR of a step that does not lower the error: Δ·Δc^ξ (prefers cheap candidates) or the "
+    "paper's literal Δ/Δc^ξ (`divide`)",
+)
+"""The BCR option shared by the step-wise methods (STS, its variant, forward selection)."""
+
+
+def describe_schema(schema: Mapping) -> str:
+    """A short human reading of a parameter schema, for the documentation tables."""
+    if "anyOf" in schema:
+        return " or ".join(describe_schema(part) for part in schema["anyOf"])
+    if "enum" in schema:
+        return " or ".join(f"`{value}`" for value in schema["enum"])
+    if "const" in schema:
+        return f"`{schema['const']}`"
+    kind = schema.get("type")
+    if kind == "array":
+        return f"list of {describe_schema(schema['items'])}s"
+    bounds = []
+    for key, sign in (
+        ("minimum", "≥"),
+        ("exclusiveMinimum", ">"),
+        ("maximum", "≤"),
+        ("exclusiveMaximum", "<"),
+    ):
+        if key in schema:
+            bounds.append(f"{sign} {schema[key]:g}")
+    return " ".join([{"null": "null"}.get(kind, kind), *bounds])
+
+
+@dataclass
+class Selection:
+    """What `select` returns: one record per (hyperparameter value, budget) and the arrays the
+    method keeps besides (e.g. BudgetRF's forests, msB's model schedule)."""
+
+    records: list[dict]
+    """Keys `value` (the hyperparameter value; NaN without one), `budget`, `features` (sorted
+    column indices) and any method-specific columns."""
+    artifacts: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def stable_colour(name: str) -> str:
+    """A colour from a name: the same whatever other methods a study has."""
+    return _SPARE_COLOURS[zlib.crc32(name.encode()) % len(_SPARE_COLOURS)]
+
+
+class Method:
+    """Base class of every method: subclass it once in `costfs/methods/<name>.py`."""
+
+    name: ClassVar[str]
+    """Set from the module's name: file name = config key = wildcard = `method` column."""
+    summary: ClassVar[str] = ""
+    hyperparameter: ClassVar[Hyperparameter | None] = None
+    parameters: ClassVar[tuple[Parameter, ...]] = ()
+    engines: ClassVar[tuple[str, ...]] = ()
+    """Random Forest engines the method's forests run on, preferred first; empty: none."""
+    parallel_selection: ClassVar[bool] = False
+    colour: ClassVar[str | None] = None
+    selector_name: ClassVar[str]
+    """Set by `selector`: the name of the scikit-learn selector in the `costfs` namespace."""
+    selector_class: ClassVar[type]
+    """Set by `selector`: the scikit-learn selector."""
+
+    # Derived from the subclass when it is defined.
+    has_preparation: ClassVar[bool]
+    has_schedule: ClassVar[bool]
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.name = cls.__module__.rsplit(".", 1)[-1]
+        cls.has_preparation = cls.prepare is not Method.prepare
+        cls.has_schedule = cls.schedule is not Method.schedule
+        names = [parameter.name for parameter in cls.parameters]
+        if len(set(names)) != len(names):
+            raise TypeError(f"method {cls.name}: a parameter is declared twice: {names}")
+        unknown = set(cls.engines) - set(ENGINES)
+        if unknown:
+            raise TypeError(f"method {cls.name}: unknown engines {sorted(unknown)}")
+
+    # The method's work.
+
+    def prepare(self, X, y, *, seed: int, n_jobs: int, engine: str, **parameters) -> dict:
+        """The cost-free part, computed once per data set and reused for every cost vector,
+        budget and hyperparameter value: a dict of arrays. Receives the preparation
+        parameters. The default: no cost-free part."""
+        raise NotImplementedError(f"method {self.name} has no cost-free preparation")
+
+    def select(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        costs: np.ndarray,
+        budgets: Sequence[float],
+        grid: Sequence[float],
+        *,
+        prepared: dict | None,
+        seed: int,
+        n_jobs: int,
+        engine: str,
+        **parameters,
+    ) -> Selection:
+        """The selection for every (value in `grid`, budget); `grid` is empty for a method
+        without a hyperparameter. Receives the selection parameters and `prepared`, the
+        result of `prepare` on the same (X, y) (None for a method without one)."""
+        raise NotImplementedError
+
+    # Optional hooks.
+
+    def evaluation_columns(self, selection, artifacts, X_test, y_test, costs):
+        """Extra columns of `runs.parquet` from the method's own model on the test rows, one
+        row per row of `selection` (the selection table). The default: none."""
+        return None
+
+    def schedule(self, artifacts: Mapping[str, np.ndarray]):
+        """The model schedule (a cost-accuracy curve) kept in a run's artifacts, as a table
+        with columns `cost`, `oob_mmce`, `n_features`, `features`, `sequence`; only for
+        methods that keep one (`has_schedule`)."""
+        raise NotImplementedError(f"method {self.name} keeps no model schedule")
+
+    # What the declaration gives.
+
+    @property
+    def strategies(self) -> tuple[str, ...]:
+        if self.hyperparameter is None:
+            return ("fixed",)
+        if self.hyperparameter.name == "xi":
+            return ("agnostic", "simple", "tuned")
+        return ("tuned",)
+
+    def figure_colour(self) -> str:
+        return self.colour or stable_colour(self.name)
+
+    def stage_parameters(self, values: Mapping[str, Any], stage: str) -> dict:
+        """The declared parameters of `stage` ('prepare' or 'select') out of `values`, with
+        the defaults for those not given."""
+        return {
+            parameter.name: values.get(parameter.name, parameter.default)
+            for parameter in self.parameters
+            if parameter.stage in (stage, "both")
+        }
+
+    def defaults(self) -> dict:
+        return {parameter.name: parameter.default for parameter in self.parameters}
+
+    def engine_for(self, preference: str) -> str:
+        """The engine the method's forests run on when the study asks for `preference`:
+        it, where the method supports it, else the method's own; "none" without forests."""
+        if not self.engines:
+            return "none"
+        engine = resolve_engine(preference)
+        return engine if engine in self.engines else self.engines[0]
+
+    def check_parameters(self, values: Mapping[str, Any], source: str) -> None:
+        """Raises ValueError naming the parameter, its value and what is allowed."""
+        from costfs.config import explain_error
+
+        by_name = {parameter.name: parameter for parameter in self.parameters}
+        for name, value in values.items():
+            errors = list(
+                jsonschema.Draft202012Validator(by_name[name].schema).iter_errors(_plain(value))
+            )
+            if errors:
+                raise ValueError(f"{source}: {explain_error(errors[0], name, noun='parameter')}")
+
+    @classmethod
+    def selector(cls, name: str) -> type:
+        """The scikit-learn selector of this method, named `name`.
+
+        Its `__init__` takes keyword-only parameters: `feature_costs`, `budget`, the
+        hyperparameter (if any), the declared parameters, `random_state`, `precomputed` (if
+        the method has a cost-free part), `n_jobs` and `engine` (if it grows forests).
+        """
+        from costfs.selector import CostConstrainedSelector
+
+        cls.selector_name = name
+        method = cls()
+        signature = inspect.Signature(
+            [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+            + [
+                inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=default)
+                for key, default in method.selector_parameters().items()
+            ]
+        )
+
+        def __init__(self, **parameters):
+            bound = signature.bind(self, **parameters)
+            bound.apply_defaults()
+            for key, value in list(bound.arguments.items())[1:]:
+                setattr(self, key, value)
+
+        __init__.__signature__ = signature
+        __init__.__qualname__ = f"{name}.__init__"
+        cls.selector_class = type(
+            name,
+            (CostConstrainedSelector,),
+            {
+                "__init__": __init__,
+                "__module__": cls.__module__,
+                "__qualname__": name,
+                "__doc__": method.selector_doc(),
+                "_method": method,
+            },
+        )
+        return cls.selector_class
+
+    def selector_parameters(self) -> dict[str, Any]:
+        """The selector's parameters and their defaults, in signature order."""
+        parameters: dict[str, Any] = {"feature_costs": None, "budget": 1.0}
+        if self.hyperparameter is not None:
+            parameters[self.hyperparameter.name] = self.hyperparameter.default
+        # Tuples: a scikit-learn default must be immutable.
+        parameters.update(
+            {
+                name: tuple(value) if isinstance(value, list) else value
+                for name, value in self.defaults().items()
+            }
+        )
+        parameters["random_state"] = None
+        if self.has_preparation:
+            parameters["precomputed"] = None
+        parameters["n_jobs"] = 1
+        if self.engines:
+            parameters["engine"] = "auto"
+        return parameters
+
+    def selector_doc(self) -> str:
+        lines = [
+            f"{self.summary}",
+            "",
+            f"The scikit-learn selector of method `{self.name}` (costfs/methods/{self.name}.py).",
+            "",
+            "Parameters (keyword-only):",
+            "- feature_costs: one positive cost per column (array in column order, or a "
+            "mapping / Series keyed by column name); None: every feature costs 1",
+            "- budget: the largest summed cost of the selected features",
+        ]
+        if self.hyperparameter is not None:
+            hyper = self.hyperparameter
+            lines.append(f"- {hyper.name} (default {hyper.default:g}): {hyper.help}")
+        for parameter in self.parameters:
+            lines.append(f"- {parameter.name} (default {parameter.default!r}): {parameter.help}")
+        lines.append("- random_state: seeds every random draw of the method")
+        if self.has_preparation:
+            lines.append(
+                "- precomputed: `precomputed_` of a fit on the same (X, y); changing the costs, "
+                "the budget or the hyperparameter then reuses the cost-free part"
+            )
+        lines.append("- n_jobs: threads (the result does not depend on it)")
+        if self.engines:
+            lines.append(
+                f"- engine: Random Forest engine, auto or one of {', '.join(self.engines)}"
+            )
+        return "\n".join(lines)
+
+
+def _plain(value):
+    """Python values for the JSON Schema check: lists for tuples and arrays, numbers for
+    numpy scalars."""
+    if isinstance(value, tuple | list | np.ndarray):
+        return [_plain(item) for item in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

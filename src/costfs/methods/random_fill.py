@@ -1,0 +1,23 @@
+"""Random fill: a baseline every study needs ("better than chance?").
+
+The features in a random order, seeded by the run, filled to the budget: each feature that
+still fits is kept, the others are skipped. It ignores the data and the costs (except as the
+constraint), so a method worth its cost beats it at every budget.
+"""
+
+import numpy as np
+
+from costfs.bcr import ranking_selections
+from costfs.method import Method, Selection
+
+
+class RandomFill(Method):
+    summary = "features in a seeded random order filled to the budget (cost-agnostic baseline)"
+    colour = "#BBBBBB"
+
+    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine):
+        order = np.random.default_rng(seed).permutation(np.asarray(X).shape[1])
+        return Selection(ranking_selections(order, costs, budgets))
+
+
+RandomFillSelector = RandomFill.selector("RandomFillSelector")

@@ -1,0 +1,266 @@
+"""The contract every method keeps, checked the same way for every file under
+src/costfs/methods/: its declaration, its selections (budget, empty set, seeds, reuse of the
+cost-free part) and its scikit-learn selector. A new method file is checked by being there."""
+
+import inspect
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.pipeline import make_pipeline
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import costfs
+from costfs.bcr import BUDGET_TOLERANCE
+from costfs.method import Method, Selection
+from costfs.method_docs import DOCUMENTS, updated
+from costfs.methods import load_method, method_names
+from tests.conftest import REPO, SMALL, run_method, small_selector
+
+METHODS = method_names()
+RUNTIME = {"seed", "n_jobs", "engine"}
+
+
+@pytest.fixture(params=METHODS)
+def method(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def problem(rng):
+    X = rng.normal(size=(150, 6))
+    y = (X[:, 0] + 0.5 * X[:, 3] + rng.normal(scale=0.5, size=150) > 0).astype(int)
+    costs = np.array([0.4, 0.3, 0.3, 0.5, 0.2, 0.9])
+    return X, y, costs
+
+
+def grid_of(method: str) -> list:
+    hyperparameter = load_method(method).hyperparameter
+    if hyperparameter is None:
+        return []
+    return [0.0, 1.0, 2.0] if hyperparameter.name == "xi" else list(hyperparameter.grid[:2])
+
+
+# The declaration
+
+
+def test_the_method_is_declared_in_its_own_file(method):
+    declared = load_method(method)
+    assert isinstance(declared, Method) and declared.name == method
+    assert declared.summary and all(parameter.help for parameter in declared.parameters)
+    assert getattr(costfs, declared.selector_name) is declared.selector_class
+    assert declared.selector_class.__module__ == f"costfs.methods.{method}"
+    assert declared.figure_colour().startswith("#")
+    assert set(declared.strategies) <= {"agnostic", "simple", "tuned", "fixed"}
+
+
+def test_prepare_and_select_take_exactly_their_stage_parameters(method):
+    declared = load_method(method)
+    for stage in ("prepare", "select"):
+        if stage == "prepare" and not declared.has_preparation:
+            continue
+        signature = inspect.signature(getattr(declared, stage))
+        keywords = {
+            name
+            for name, parameter in signature.parameters.items()
+            if parameter.kind == parameter.KEYWORD_ONLY
+        }
+        expected = set(declared.stage_parameters({}, stage)) | RUNTIME
+        if stage == "select":
+            expected.add("prepared")
+        assert keywords == expected, stage
+
+
+def test_the_selector_signature_follows_the_declaration(method):
+    declared = load_method(method)
+    signature = inspect.signature(declared.selector_class)
+    assert all(p.kind == p.KEYWORD_ONLY for p in signature.parameters.values())
+    names = list(signature.parameters)
+    assert [p.name for p in declared.parameters] == [n for n in names if n in declared.defaults()]
+    expected = {"feature_costs", "budget", "random_state", "n_jobs", *declared.defaults()}
+    if declared.hyperparameter is not None:
+        expected.add(declared.hyperparameter.name)
+    if declared.has_preparation:
+        expected.add("precomputed")
+    if declared.engines:
+        expected.add("engine")
+    assert set(names) == expected
+    for parameter in declared.parameters:
+        default = signature.parameters[parameter.name].default
+        expected = parameter.default
+        assert default == (tuple(expected) if isinstance(expected, list) else expected)
+        # every default is a valid value
+        declared.check_parameters({parameter.name: default}, "default")
+
+
+def test_bad_parameter_values_are_named(method, problem):
+    X, y, costs = problem
+    for parameter in load_method(method).parameters:
+        selector = small_selector(method, feature_costs=costs, **{parameter.name: "not-a-value"})
+        with pytest.raises(ValueError, match=f"parameter {parameter.name}: 'not-a-value'"):
+            selector.fit(X, y)
+
+
+@pytest.mark.parametrize("path", sorted(DOCUMENTS))
+def test_generated_documents_are_current(path):
+    text = (REPO / path).read_text()
+    assert updated(path, text) == text, f"run scripts/update_method_docs.py ({path} is stale)"
+
+
+# The selections
+
+
+def test_budget_is_never_exceeded(method, rng):
+    for instance in range(2):
+        X = rng.normal(size=(90, 7))
+        y = (X[:, instance] + rng.normal(size=90) > 0).astype(int)
+        costs = rng.uniform(0.1, 1.0, size=7)
+        budgets = [0.3, 1.0, 2.5, 10.0]
+        selection = run_method(
+            method, X, y, costs, budgets, grid_of(method), seed=instance, **small(method)
+        )
+        assert isinstance(selection, Selection)
+        assert len(selection.records) == max(1, len(grid_of(method))) * len(budgets)
+        for record in selection.records:
+            features = np.asarray(record["features"])
+            assert np.array_equal(features, np.unique(features))
+            assert costs[features].sum() <= record["budget"] + BUDGET_TOLERANCE
+
+
+def test_empty_set_when_nothing_fits(method, problem):
+    X, y, costs = problem
+    selection = run_method(method, X, y, costs, [0.1], grid_of(method), **small(method))
+    assert all(len(record["features"]) == 0 for record in selection.records)
+
+
+def test_same_seed_same_selection_on_one_thread_or_two(method, problem):
+    X, y, costs = problem
+    runs = [
+        run_method(method, X, y, costs, [0.8, 2.0], grid_of(method), seed=5, n_jobs=n_jobs)
+        for n_jobs in (1, 2)
+    ]
+    for first, second in zip(*(run.records for run in runs), strict=True):
+        assert np.array_equal(first["features"], second["features"])
+
+
+def test_preparation_is_reused_across_budgets_and_hyperparameter(method, problem, monkeypatch):
+    X, y, costs = problem
+    declared = load_method(method)
+    fitted = small_selector(method, feature_costs=costs, random_state=0).fit(X, y)
+    if not declared.has_preparation:
+        assert fitted.precomputed_ is None
+        return
+    value = grid_of(method)[-1] if declared.hyperparameter else None
+    changes = [{"budget": 0.5}, {"budget": 2.0}]
+    if value is not None:
+        changes.append({"budget": 2.0, declared.hyperparameter.name: value})
+    direct = [
+        small_selector(method, feature_costs=costs, random_state=0, **change).fit(X, y)
+        for change in changes
+    ]
+
+    def no_preparation(*args, **kwargs):
+        raise AssertionError("the cost-free part was computed again")
+
+    monkeypatch.setattr(type(declared), "prepare", no_preparation)
+    for change, expected in zip(changes, direct, strict=True):
+        reused = small_selector(
+            method, feature_costs=costs, random_state=0, precomputed=fitted.precomputed_, **change
+        ).fit(X, y)
+        assert np.array_equal(reused.selected_features_, expected.selected_features_)
+        assert reused.precomputed_ is fitted.precomputed_
+
+
+# The selector
+
+
+def test_selector_contract(method, problem):
+    X, y, costs = problem
+    selector = small_selector(method, feature_costs=costs, budget=1.0, random_state=0)
+    with pytest.raises(NotFittedError):
+        selector.get_support()
+    assert selector.fit(X, y) is selector
+    support = selector.get_support()
+    assert support.shape == (6,) and support.dtype == bool
+    assert selector.total_cost_ == pytest.approx(costs[support].sum())
+    assert selector.total_cost_ <= 1.0 + BUDGET_TOLERANCE
+    assert np.array_equal(selector.get_support(indices=True), selector.selected_features_)
+    assert np.array_equal(selector.transform(X), X[:, support])
+    cloned = clone(selector)
+    assert not hasattr(cloned, "support_")
+    assert np.array_equal(cloned.fit(X, y).get_support(), support)
+    named = np.where(y == 1, "spam", "ham")
+    assert np.array_equal(clone(selector).fit(X, named).get_support(), support)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(6)])
+    by_name = clone(selector).fit(frame, y)
+    assert list(by_name.get_feature_names_out()) == [f"f{j}" for j in by_name.selected_features_]
+    model = make_pipeline(clone(selector), DecisionTreeClassifier(random_state=0)).fit(X, named)
+    assert set(model.predict(X)) <= {"spam", "ham"}
+
+
+def test_the_selector_equals_the_method(method, problem):
+    X, y, costs = problem
+    declared = load_method(method)
+    value = grid_of(method)[-1] if declared.hyperparameter else None
+    options = {} if value is None else {declared.hyperparameter.name: value}
+    selector = small_selector(method, feature_costs=costs, budget=1.5, random_state=4, **options)
+    (record,) = run_method(
+        method, X, y, costs, [1.5], [] if value is None else [value], seed=4, **small(method)
+    ).records
+    assert np.array_equal(selector.fit(X, y).selected_features_, record["features"])
+    if value is None:
+        assert math.isnan(record["value"])
+
+
+def test_without_costs_every_feature_costs_one(method, problem):
+    X, y, _ = problem
+    selector = small_selector(method, budget=2.0, random_state=0).fit(X, y)
+    assert selector.selected_features_.size <= 2
+    assert selector.total_cost_ == selector.selected_features_.size
+
+
+def small(method: str) -> dict:
+    return SMALL.get(method, {})
+
+
+# scikit-learn's own estimator checks. The exclusions: these checks fit on targets with three
+# or four classes (make_blobs), and costfs's selectors take binary targets, raising a DataError
+# that names the classes found; multi-class targets are not supported yet.
+MULTI_CLASS_TARGETS = "fits on a multi-class target; costfs selectors take binary targets"
+EXCLUDED_CHECKS = dict.fromkeys(
+    [
+        "check_dict_unchanged",
+        "check_dont_overwrite_parameters",
+        "check_dtype_object",
+        "check_estimators_fit_returns_self",
+        "check_estimators_overwrite_params",
+        "check_f_contiguous_array_estimator",
+        "check_fit2d_predict1d",
+        "check_fit_score_takes_y",
+        "check_methods_sample_order_invariance",
+        "check_methods_subset_invariance",
+        "check_n_features_in_after_fitting",
+        "check_positive_only_tag_during_fit",
+        "check_readonly_memmap_input",
+    ],
+    MULTI_CLASS_TARGETS,
+)
+
+
+@parametrize_with_checks(
+    [small_selector(method) for method in METHODS],
+    expected_failed_checks=lambda estimator: (
+        EXCLUDED_CHECKS
+        | (
+            {"check_transformer_n_iter": "max_iter is Boruta's own; the selector has no n_iter_"}
+            if type(estimator).__name__ == "BorutaSelector"
+            else {}
+        )
+    ),
+)
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)

@@ -1,0 +1,102 @@
+"""The study model a config describes (costfs.study), which the workflow plans from."""
+
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from costfs.provenance import module_closure
+from costfs.study import Study, StudyError
+from tests.conftest import REPO, SHARED_DATA
+
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def with_defaults(config: dict) -> dict:
+    """The config with the schema's defaults, as the workflow fills them in."""
+    validate(config, str(SCHEMA))
+    return config
+
+
+def tiny(**changes) -> dict:
+    config = yaml.safe_load((REPO / "config" / "tiny.yaml").read_text())
+    config["real_data"]["data_dir"] = str(SHARED_DATA)
+    config.update(changes)
+    return with_defaults(config)
+
+
+def test_problems_datasets_and_runs_of_the_tiny_study():
+    study = Study(tiny())
+    assert list(study.problems) == ["A", "B", "C", "D", "wdbc"]
+    assert study.problems["B"].dataset == "independent"
+    assert study.problems["B"].cost_type == "correlated"
+    assert study.datasets == ["correlated", "independent", "wdbc"]
+    assert study.correlated_settings == ["C", "D"]
+    assert study.runs("fs") == [("A", 1), ("A", 2), ("wdbc", 1), ("wdbc", 2)]
+    assert study.test_path("C", 2) == "results/data/simulated/correlated/test.npz"
+    assert study.test_path("wdbc", 2) == "results/data/real/wdbc/rep~2/test.npz"
+    assert "auc" in study.common_methods() and "fs" not in study.common_methods()
+    assert study.schedule_methods() == ["msb"]
+    # cost-free work is shared by the settings of one data set
+    assert ("auc", "independent", 1) in study.prepared_runs()
+    assert not any(
+        method in ("fs", "budget_rf", "random_fill") for method, *_ in study.prepared_runs()
+    )
+
+
+def test_grids_and_parameters_come_from_the_declarations():
+    study = Study(tiny())
+    assert study.method_grid("sts") == [0, 1, 2]
+    assert study.method_grid("budget_rf") == [0, 4]
+    assert study.method_grid("msb") == []
+    # the prepare job gets the preparation parameters only, the select job the others
+    assert study.method_parameters("sts", "prepare") == {"depths": [1, 2, 3], "trees_per_depth": 30}
+    assert study.method_parameters("sts", "select") == {"positive_delta": "multiply"}
+    assert set(study.method_parameters("featboost", "prepare")) == {
+        "n_estimators",
+        "max_depth",
+        "learning_rate",
+        "max_bin",
+    }
+    assert "n_estimators" in study.method_parameters("featboost", "select")
+
+
+def test_cost_vectors_make_problems():
+    config = tiny(methods={"auc": {}})
+    config["real_data"]["datasets"]["wdbc"]["n_cost_vectors"] = 2
+    assert [name for name in Study(config).problems if name.startswith("wdbc")] == [
+        "wdbc_c1",
+        "wdbc_c2",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"xi_grid": [0.5, 2]}, "needs xi=0 in xi_grid"),
+        ({"simulation": {"n_features": 10, "n_informative": 20}}, "n_informative=20 exceeds"),
+        ({"simulation": {"n_features": 10, "n_blocks": 3}}, "not a multiple of"),
+        ({"methods": {"auc": {"problems": ["E"]}}}, "methods.auc.problems: unknown problem"),
+        (
+            {"real_data": {"data_dir": "no/such/dir", "datasets": {"x": {"budgets": [1]}}}},
+            "does not exist",
+        ),
+        ({"simulation": {"settings": []}, "real_data": {"datasets": {}}}, "no problems"),
+    ],
+)
+def test_keys_that_do_not_fit_together_are_named(change, message):
+    config = yaml.safe_load((REPO / "config" / "tiny.yaml").read_text())
+    config["real_data"]["data_dir"] = str(SHARED_DATA)
+    for key, value in change.items():
+        config[key] = {**config[key], **value} if isinstance(value, dict) else value
+    with pytest.raises(StudyError, match=message):
+        Study(with_defaults(config))
+
+
+def test_a_commands_code_covers_the_command_line_layer_and_storage():
+    closure = module_closure(["cli.py", "commands/realdata.py"])
+    assert {"cli.py", "commands/__init__.py", "commands/realdata.py", "storage.py"} <= set(closure)
+    assert "realdata.py" in closure
+    # a command's code is its own: another stage's modules are not in it
+    assert not {"commands/figures.py", "figures.py", "simulate.py"} & set(closure)
+    methods = module_closure(["cli.py", "commands/methods.py", "methods/auc.py"])
+    assert "methods/auc.py" in methods and "methods/sts.py" not in methods
