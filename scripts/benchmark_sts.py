@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from costfs.forest import forest_errors, resolve_engine
-from costfs.methods import sts, sts_features
+from costfs.methods import load_method
 from costfs.simulate import draw_design, draw_samples
 
 BUDGETS = [1, 2, 5, 10, 30]
@@ -44,15 +44,33 @@ def timed(function, *args, **kwargs):
     return result, time.perf_counter() - started
 
 
-def benchmark_method(name, method, X, y, costs, seed, refit):
+def benchmark_method(name, X, y, costs, seed, refit):
     """Table rows of one method, and its selected set sizes per budget over the xi grid."""
-    prepared, serial = timed(method.prepare, X, y, seed=seed, n_jobs=1)
-    threaded, parallel = timed(method.prepare, X, y, seed=seed, n_jobs=2)
+    method = load_method(name)
+    defaults = method.defaults()
+    ensemble = method.stage_parameters(defaults, "prepare")
+    prepared, serial = timed(
+        method.prepare, X, y, seed=seed, n_jobs=1, engine="sklearn", **ensemble
+    )
+    threaded, parallel = timed(
+        method.prepare, X, y, seed=seed, n_jobs=2, engine="sklearn", **ensemble
+    )
     if not all(np.array_equal(prepared[key], threaded[key]) for key in prepared):
         raise RuntimeError(f"{name}: the base ensemble depends on the number of threads")
-    records, selection = timed(
-        method.select, X, y, costs, BUDGETS, XI_GRID, prepared=prepared, seed=seed
+    selection_result, selection = timed(
+        method.select,
+        X,
+        y,
+        costs,
+        BUDGETS,
+        XI_GRID,
+        prepared=prepared,
+        seed=seed,
+        n_jobs=1,
+        engine="sklearn",
+        **method.stage_parameters(defaults, "select"),
     )
+    records = selection_result.records
     n_trees = prepared["votes"].shape[0]
     rows = [
         (f"{name}: base ensemble ({n_trees} trees), n_jobs=1", f"{serial:.2f} s"),
@@ -74,8 +92,8 @@ def main() -> None:
     _, refit = timed(forest_errors, X, y, X_test, y_test, n_trees=1000, seed=args.seed, n_jobs=1)
     rows = [(f"evaluation refit (1000 trees, 200 features, {resolve_engine()})", f"{refit:.2f} s")]
     sizes = {}
-    for name, method in (("sts", sts), ("sts_features", sts_features)):
-        method_rows, sizes[name] = benchmark_method(name, method, X, y, costs, args.seed, refit)
+    for name in ("sts", "sts_features"):
+        method_rows, sizes[name] = benchmark_method(name, X, y, costs, args.seed, refit)
         rows += method_rows
     print(f"Setting C, seed {args.seed}: 500 training rows x 200 features, 5000 test rows\n")
     width = max(len(label) for label, _ in rows)
