@@ -210,15 +210,20 @@ def planned_jobs(directory: Path) -> dict[str, int]:
     return counts
 
 
-def test_editing_one_method_reruns_only_that_method(study):
-    directory = study.parent
-    module = directory / "src" / "costfs" / "methods" / "auc.py"
+def jobs_after_editing(directory: Path, relative: str) -> dict[str, int]:
+    """The jobs a dry run plans while the copy's file `relative` has an edit."""
+    module = directory / relative
     original = module.read_text()
     try:
         module.write_text(original + "\n# an edit\n")
-        jobs = planned_jobs(directory)
+        return planned_jobs(directory)
     finally:
         module.write_text(original)
+
+
+def test_editing_one_method_reruns_only_that_method(study):
+    directory = study.parent
+    jobs = jobs_after_editing(directory, "src/costfs/methods/auc.py")
     # auc's cost-free scores (3 data sets x 2 reps), its selections and evaluations
     # (5 problems x 2 reps), then aggregation and figures; no data, no other method.
     assert jobs == {
@@ -230,24 +235,17 @@ def test_editing_one_method_reruns_only_that_method(study):
         "plot_figures": 1,
         "all": 1,
     }
-    os.utime(module)  # touched, unchanged
+    os.utime(directory / "src/costfs/methods/auc.py")  # touched, unchanged
     assert planned_jobs(directory) == {}
 
 
 def test_editing_the_data_loading_command_reruns_the_jobs_that_load_data(study):
-    directory = study.parent
-    module = directory / "src" / "costfs" / "commands" / "realdata.py"
-    original = module.read_text()
-    try:
-        module.write_text(original + "\n# an edit\n")
-        jobs = planned_jobs(directory)
-    finally:
-        module.write_text(original)
+    jobs = jobs_after_editing(study.parent, "src/costfs/commands/realdata.py")
     assert jobs["load_real_dataset"] == 1 and jobs["split_real_data"] == 2
     assert not any(rule.startswith("simulate") for rule in jobs)
 
 
-def test_a_selection_parameter_reruns_selections_but_not_the_cost_free_work(study, tmp_path):
+def test_a_selection_parameter_reruns_selections_but_not_the_cost_free_work(study):
     directory = study.parent
     config_path = directory / "config" / "config.yaml"
     original = config_path.read_text()
@@ -263,14 +261,7 @@ def test_a_selection_parameter_reruns_selections_but_not_the_cost_free_work(stud
 
 
 def test_editing_a_shared_module_reruns_its_users_but_not_the_data(study):
-    directory = study.parent
-    module = directory / "src" / "costfs" / "bcr.py"
-    original = module.read_text()
-    try:
-        module.write_text(original + "\n# an edit\n")
-        jobs = planned_jobs(directory)
-    finally:
-        module.write_text(original)
+    jobs = jobs_after_editing(study.parent, "src/costfs/bcr.py")
     assert not any(rule.startswith(("simulate", "split", "load", "draw")) for rule in jobs)
     assert jobs["select_features"] >= 20  # at least auc and pfi, which fill by the BCR
 
