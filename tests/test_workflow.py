@@ -312,7 +312,7 @@ def faulty_study(tmp_path_factory) -> dict:
     (fault / "sitecustomize.py").write_text(
         "import costfs.methods.relieff\n\n\n"
         "def select(*args, **kwargs):\n    raise RuntimeError('injected fault')\n\n\n"
-        "costfs.methods.relieff.select = select\n"
+        "costfs.methods.relieff.ReliefFRanking.select = select\n"
     )
     failed = subprocess.run(
         snakemake_command(directory, "--cores", "2", "--keep-going"),
