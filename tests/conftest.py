@@ -46,9 +46,10 @@ def run_method(
     declared defaults for the parameters not given: a `Selection`."""
     declared = load_method(method)
     values = {**declared.defaults(), **parameters}
-    engine = declared.engine_for(engine)
     if prepared is None and declared.has_preparation:
-        prepared = prepare_method(method, X, y, seed=seed, n_jobs=n_jobs, **parameters)
+        prepared = prepare_method(
+            method, X, y, seed=seed, n_jobs=n_jobs, engine=engine, **parameters
+        )
     return declared.select(
         X,
         y,
@@ -58,7 +59,7 @@ def run_method(
         prepared=prepared,
         seed=seed,
         n_jobs=n_jobs,
-        engine=engine,
+        engine=declared.engine_for(engine),
         **declared.stage_parameters(values, "select"),
     )
 
@@ -73,7 +74,7 @@ def prepare_method(
         y,
         seed=seed,
         n_jobs=n_jobs,
-        engine=declared.engine_for(engine),
+        engine=declared.engine_for(engine, stage="prepare"),
         **declared.stage_parameters(values, "prepare"),
     )
 

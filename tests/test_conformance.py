@@ -86,7 +86,7 @@ def test_the_selector_signature_follows_the_declaration(method):
         expected.add(declared.hyperparameter.name)
     if declared.has_preparation:
         expected.add("precomputed")
-    if declared.engines:
+    if declared.all_engines:
         expected.add("engine")
     assert set(names) == expected
     for parameter in declared.parameters:
@@ -214,6 +214,30 @@ def test_the_selector_equals_the_method(method, problem):
     assert np.array_equal(selector.fit(X, y).selected_features_, record["features"])
     if value is None:
         assert math.isnan(record["value"])
+
+
+def test_the_engine_reaches_every_forest_of_the_method(method, problem):
+    """Under `auto` each stage runs on the method's first engine; an engine the study asks
+    for reaches the stage's forests wherever the method supports it: the cost-free forest of
+    pFI and msB included."""
+    X, y, costs = problem
+    declared = load_method(method)
+    for stage, engines in (("prepare", declared.preparation_engines), ("select", declared.engines)):
+        assert declared.engine_for("auto", stage) == (engines[0] if engines else "none")
+        for engine in ("sklearn", "sklearnex"):
+            expected = engine if engine in engines else (engines[0] if engines else "none")
+            assert declared.engine_for(engine, stage) == expected
+    if "sklearnex" in declared.preparation_engines and declared.has_preparation:
+        prepared = {
+            engine: small_selector(method, feature_costs=costs, budget=1.5, engine=engine)
+            .fit(X, y)
+            .precomputed_
+            for engine in ("sklearn", "sklearnex")
+        }
+        assert any(
+            not np.array_equal(prepared["sklearn"][key], prepared["sklearnex"][key])
+            for key in prepared["sklearn"]
+        )
 
 
 def test_without_costs_every_feature_costs_one(method, problem):

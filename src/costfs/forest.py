@@ -8,12 +8,13 @@ installs, plain scikit-learn otherwise. Both are driven through the scikit-learn
 import math
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import cache
 
 import numpy as np
 
 ENGINES = ("sklearnex", "sklearn")
+IMPORTANCE_BLOCKS = 8
 
 
 @cache
@@ -23,6 +24,10 @@ def _sklearnex_available() -> bool:
     except Exception:  # any import failure (missing wheel, CPU or library mismatch) means no
         return False
     return True
+
+
+def engine_available(engine: str) -> bool:
+    return engine == "sklearn" or (engine == "sklearnex" and _sklearnex_available())
 
 
 def resolve_engine(preference: str = "auto") -> str:
@@ -92,15 +97,12 @@ def forest_errors(
 
 
 @contextmanager
-def _one_thread_per_forest(engine: str):
-    """oneDAL's thread count is process-wide: pin it to 1 while forests are grown side by side."""
-    if engine != "sklearnex":
-        yield
-        return
+def _onedal_threads(n_threads: int):
+    """oneDAL's thread count is process-wide: set it for a block, then restore it."""
     import daal4py
 
     previous = daal4py.num_threads()
-    daal4py.daalinit(1)
+    daal4py.daalinit(n_threads)
     try:
         yield
     finally:
@@ -116,27 +118,61 @@ def _oob_error(X: np.ndarray, y: np.ndarray, n_trees: int, seed: int, engine: st
             .fit(X, y)
             .oob_score_
         )
+    result = _onedal_training(
+        n_trees, X.shape[1], seed, importance="none", results="computeOutOfBagError"
+    ).compute(np.ascontiguousarray(X, dtype=float), y.astype(float).reshape(-1, 1))
+    return float(result.outOfBagError[0, 0])
+
+
+def _onedal_training(n_trees: int, n_features: int, seed: int, *, importance: str, results: str):
+    """oneDAL's forest training as `random_forest`'s sklearnex forest grows it.
+
+    daal4py drives the same oneDAL forest as sklearnex (hist splits, 256 bins, bins of >= 1
+    row) but releases the GIL while it trains and skips sklearnex's per-fit extras (MDI
+    importances, per-row OOB probabilities), so forests in parallel threads really overlap.
+    """
     import daal4py
 
-    # daal4py drives the same oneDAL forest as sklearnex (hist splits, 256 bins, bins of >= 1
-    # row) but releases the GIL while it trains and skips sklearnex's per-fit extras (MDI
-    # importances, per-row OOB probabilities), so forests in parallel threads really overlap.
-    training = daal4py.decision_forest_classification_training(
+    return daal4py.decision_forest_classification_training(
         nClasses=2,
         method="hist",
         nTrees=n_trees,
-        featuresPerNode=default_mtry(X.shape[1]),
+        featuresPerNode=default_mtry(n_features),
         minObservationsInLeafNode=1,
         bootstrap=True,
         observationsPerTreeFraction=1.0,
         maxBins=256,
         minBinSize=1,
-        varImportance="none",
-        resultsToCompute="computeOutOfBagError",
+        varImportance=importance,
+        resultsToCompute=results,
         engine=daal4py.engines_mt2203(seed=seed),
     )
-    result = training.compute(np.ascontiguousarray(X, dtype=float), y.astype(float).reshape(-1, 1))
-    return float(result.outOfBagError[0, 0])
+
+
+def onedal_permutation_importance(
+    X: np.ndarray, y: np.ndarray, *, n_trees: int, seed: int, n_jobs: int = 1
+) -> np.ndarray:
+    """oneDAL's unscaled OOB permutation importance ("MDA_Raw"): per tree, the OOB error with
+    a feature permuted minus the OOB error, averaged over the trees (ranger's definition).
+
+    oneDAL sums over trees in an order that depends on its thread count, so the trees are
+    grown as a fixed number of single-threaded blocks (seeds `[seed, block]`) and `n_jobs`
+    only decides how many blocks grow at once: the result is the same for any `n_jobs`.
+    """
+    X = np.ascontiguousarray(X, dtype=float)
+    y = np.asarray(y, dtype=float).reshape(-1, 1)
+    sizes = np.diff(np.linspace(0, n_trees, IMPORTANCE_BLOCKS + 1).astype(int))
+    blocks = [int(size) for size in sizes if size > 0]
+
+    def block_importance(block: int) -> np.ndarray:
+        block_seed = int(np.random.SeedSequence([seed, block]).generate_state(1)[0])
+        training = _onedal_training(
+            blocks[block], X.shape[1], block_seed, importance="MDA_Raw", results=""
+        )
+        return training.compute(X, y).variableImportance.ravel() * blocks[block]
+
+    with _onedal_threads(1), ThreadPoolExecutor(max_workers=n_jobs) as pool:
+        return sum(pool.map(block_importance, range(len(blocks)))) / n_trees
 
 
 def oob_errors(
@@ -164,7 +200,8 @@ def oob_errors(
         columns, trees, seed = task
         return _oob_error(X[:, list(columns)], y, trees, seed, engine)
 
-    with _one_thread_per_forest(engine):
+    # Forests grown side by side, one thread each.
+    with _onedal_threads(1) if engine == "sklearnex" else nullcontext():
         if n_jobs == 1 or len(tasks) <= 1:
             return [error_of(task) for task in tasks]
         with ThreadPoolExecutor(max_workers=n_jobs) as pool:

@@ -9,7 +9,8 @@ name is the method's name, its config key (`methods.<name>`), its workflow wildc
   ratio methods), or None for a method with one fixed configuration;
 - `parameters`: its own `Parameter`s, each with type, default, allowed values, meaning and the
   stage that uses it (`prepare`, `select` or both);
-- `engines`: the Random Forest engines its forests can run on (empty: it grows no forest);
+- `engines`: the Random Forest engines its selection's forests can run on, preferred first
+  (empty: it grows no forest), and `preparation_engines` where `prepare`'s forests differ;
 - `parallel_selection`: whether its selection grows many forests side by side and so wants
   several threads in the workflow;
 - `colour`: its colour in the figures (a stable colour from its name when not given).
@@ -33,7 +34,7 @@ from typing import Any, ClassVar, Literal
 import jsonschema
 import numpy as np
 
-from costfs.forest import ENGINES, resolve_engine
+from costfs.forest import ENGINES, engine_available, resolve_engine
 
 Stage = Literal["prepare", "select", "both"]
 
@@ -190,7 +191,10 @@ class Method:
     hyperparameter: ClassVar[Hyperparameter | None] = None
     parameters: ClassVar[tuple[Parameter, ...]] = ()
     engines: ClassVar[tuple[str, ...]] = ()
-    """Random Forest engines the method's forests run on, preferred first; empty: none."""
+    """Random Forest engines the method's selection forests run on, preferred first (the
+    engine under `auto` is the first that installs); empty: selection grows no forest."""
+    preparation_engines: ClassVar[tuple[str, ...] | None] = None
+    """The same for the forests of `prepare`, where they differ (None: `engines`)."""
     parallel_selection: ClassVar[bool] = False
     colour: ClassVar[str | None] = None
     selector_name: ClassVar[str]
@@ -210,7 +214,9 @@ class Method:
         names = [parameter.name for parameter in cls.parameters]
         if len(set(names)) != len(names):
             raise TypeError(f"method {cls.name}: a parameter is declared twice: {names}")
-        unknown = set(cls.engines) - set(ENGINES)
+        if cls.preparation_engines is None:
+            cls.preparation_engines = cls.engines
+        unknown = set(cls.engines + cls.preparation_engines) - set(ENGINES)
         if unknown:
             raise TypeError(f"method {cls.name}: unknown engines {sorted(unknown)}")
 
@@ -279,13 +285,23 @@ class Method:
     def defaults(self) -> dict:
         return {parameter.name: parameter.default for parameter in self.parameters}
 
-    def engine_for(self, preference: str) -> str:
-        """The engine the method's forests run on when the study asks for `preference`:
-        it, where the method supports it, else the method's own; "none" without forests."""
-        if not self.engines:
+    @property
+    def all_engines(self) -> tuple[str, ...]:
+        """Every engine some forest of the method can run on."""
+        return tuple(dict.fromkeys(self.engines + self.preparation_engines))
+
+    def engine_for(self, preference: str, stage: str = "select") -> str:
+        """The engine the forests of `stage` ("prepare" or "select") run on when the study
+        asks for `preference`: under `auto` the method's first engine that installs, else the
+        engine asked for where the method supports it, else the method's first; "none"
+        without forests."""
+        engines = self.preparation_engines if stage == "prepare" else self.engines
+        if not engines:
             return "none"
+        if preference == "auto":
+            return next(engine for engine in engines if engine_available(engine))
         engine = resolve_engine(preference)
-        return engine if engine in self.engines else self.engines[0]
+        return engine if engine in engines else engines[0]
 
     def check_parameters(self, values: Mapping[str, Any], source: str) -> None:
         """Raises ValueError naming the parameter, its value and what is allowed."""
@@ -356,7 +372,7 @@ class Method:
         if self.has_preparation:
             parameters["precomputed"] = None
         parameters["n_jobs"] = 1
-        if self.engines:
+        if self.all_engines:
             parameters["engine"] = "auto"
         return parameters
 
@@ -383,9 +399,9 @@ class Method:
                 "the budget or the hyperparameter then reuses the cost-free part"
             )
         lines.append("- n_jobs: threads (the result does not depend on it)")
-        if self.engines:
+        if self.all_engines:
             lines.append(
-                f"- engine: Random Forest engine, auto or one of {', '.join(self.engines)}"
+                f"- engine: Random Forest engine, auto or one of {', '.join(self.all_engines)}"
             )
         return "\n".join(lines)
 

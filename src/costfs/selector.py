@@ -73,7 +73,7 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
         budget = check_budget(self.budget)
         if not isinstance(self.n_jobs, int | np.integer) or self.n_jobs < 1:
             raise DataError(f"{name}: n_jobs must be a positive integer, got {self.n_jobs!r}")
-        engine = method.engine_for(getattr(self, "engine", "auto"))
+        engine = getattr(self, "engine", "auto")
         seed = self._seed()
         prepared = getattr(self, "precomputed", None)
         if prepared is None and method.has_preparation:
@@ -82,7 +82,7 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
                 y,
                 seed=seed,
                 n_jobs=int(self.n_jobs),
-                engine=engine,
+                engine=method.engine_for(engine, stage="prepare"),
                 **method.stage_parameters(values, "prepare"),
             )
         self.precomputed_ = prepared
@@ -95,7 +95,7 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
             prepared=prepared,
             seed=seed,
             n_jobs=int(self.n_jobs),
-            engine=engine,
+            engine=method.engine_for(engine),
             **method.stage_parameters(values, "select"),
         )
         (record,) = selection.records

@@ -23,7 +23,7 @@ def prepare(args) -> None:
         data["y"],
         seed=derive_seed(args.study_seed, "prepare", args.method, args.dataset, args.rep),
         n_jobs=args.threads,
-        engine=method.engine_for(args.engine),
+        engine=method.engine_for(args.engine, stage="prepare"),
         **method.stage_parameters(args.params, "prepare"),
     )
     storage.write_arrays(args.out, prepared)

@@ -37,7 +37,7 @@ from sklearn.utils.fixes import parse_version
 
 from costfs.bcr import BUDGET_TOLERANCE
 from costfs.forest import ENGINES, oob_errors
-from costfs.importance import permutation_importance
+from costfs.importance import IMPORTANCE_ENGINES, permutation_importance
 from costfs.method import Method, Parameter, Selection, boolean, integer, number
 from costfs.seeds import derive_seed
 
@@ -79,11 +79,12 @@ def cost_free_parts(
     importance_trees: int = 500,
     l1_path_length: int = 100,
     n_jobs: int = 1,
+    engine: str = "sklearn",
 ) -> dict:
-    """The cost-free parts: permutation importances and the L1 path's supports."""
+    """The cost-free parts: permutation importances (on `engine`) and the L1 path's supports."""
     return {
         "importances": permutation_importance(
-            X, y, n_trees=importance_trees, seed=seed, n_jobs=n_jobs
+            X, y, n_trees=importance_trees, seed=seed, n_jobs=n_jobs, engine=engine
         ),
         "l1_supports": l1_path_supports(X, y, path_length=l1_path_length),
     }
@@ -280,8 +281,8 @@ class ModelSchedules(Method):
             "schedule then covers all costs)",
         ),
     )
-    # The scoring forests run on the study's engine; the importance forest is pFI's.
     engines = ENGINES
+    preparation_engines = IMPORTANCE_ENGINES
     parallel_selection = True
     colour = "#882255"
 
@@ -293,6 +294,7 @@ class ModelSchedules(Method):
             importance_trees=importance_trees,
             l1_path_length=l1_path_length,
             n_jobs=n_jobs,
+            engine=engine,
         )
 
     def select(

@@ -1,7 +1,7 @@
 """Permutation-importance filter (RF paper, section 2.3): rank by pFI / c^xi, fill the budget."""
 
 from costfs.bcr import filter_selections
-from costfs.importance import permutation_importance
+from costfs.importance import IMPORTANCE_ENGINES, permutation_importance
 from costfs.method import XI, Method, Parameter, Selection, integer
 
 
@@ -17,13 +17,14 @@ class PermutationImportanceFiltering(Method):
             stage="prepare",
         ),
     )
-    # The importances need each tree's out-of-bag rows: scikit-learn trees grown on explicit
-    # bootstrap samples (`costfs.trees`).
-    engines = ("sklearn",)
+    engines = IMPORTANCE_ENGINES
     colour = "#E69F00"
 
     def prepare(self, X, y, *, seed, n_jobs, engine, n_trees):
-        return {"scores": permutation_importance(X, y, n_trees=n_trees, seed=seed, n_jobs=n_jobs)}
+        scores = permutation_importance(
+            X, y, n_trees=n_trees, seed=seed, n_jobs=n_jobs, engine=engine
+        )
+        return {"scores": scores}
 
     def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine):
         return Selection(filter_selections(prepared["scores"], costs, budgets, grid))
