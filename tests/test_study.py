@@ -100,3 +100,25 @@ def test_a_commands_code_covers_the_command_line_layer_and_storage():
     assert not {"commands/figures.py", "figures.py", "simulate.py"} & set(closure)
     methods = module_closure(["cli.py", "commands/methods.py", "methods/auc.py"])
     assert "methods/auc.py" in methods and "methods/sts.py" not in methods
+
+
+def test_figure_outputs_follow_the_problem_kinds_and_resolve():
+    from costfs import figures
+    from costfs.figure_outputs import FIGURE_OUTPUTS
+
+    everything = [output.name for output in Study(tiny()).figure_outputs()]
+    assert everything == [output.name for output in FIGURE_OUTPUTS]
+    real_only = tiny(simulation={**tiny()["simulation"], "settings": []})
+    for options in real_only["methods"].values():
+        if "problems" in options:
+            options["problems"] = ["wdbc"]
+    assert [output.name for output in Study(real_only).figure_outputs()] == [
+        "table",
+        "cost_accuracy",
+        "real_comparison",
+        "mean_ranks",
+        "correlations",
+    ]
+    for output in FIGURE_OUTPUTS:
+        assert callable(getattr(figures, output.draw))
+        assert (REPO / "workflow" / "report" / f"{output.caption}.rst").is_file()

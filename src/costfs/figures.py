@@ -657,11 +657,13 @@ def _markdown_best_table(
     return "\n".join(lines) + "\n"
 
 
-# The study's figure outputs: name -> the files it consists of, {"": content} for one file or
-# {file name: content} for a directory of files.
+# The study's figure outputs (`costfs.figure_outputs.FIGURE_OUTPUTS` names them): each gives
+# its files from the runs table, the summary and the further `inputs` (`real_data`: name -> X
+# of each real data set, `sigma`: the simulated correlation matrix, `schedules`: the model
+# schedules table), {"": content} for one file or {file name: content} for a directory.
 
 
-def _xi_curve_files(runs, summary, inputs):
+def xi_curve_files(runs, summary, inputs):
     simulated = runs[(runs["kind"] == "simulated") & (runs["hyperparameter"] == "xi")]
     cells = simulated[["problem", "budget"]].drop_duplicates().sort_values(["problem", "budget"])
     return {
@@ -670,7 +672,7 @@ def _xi_curve_files(runs, summary, inputs):
     }
 
 
-def _method_violin_files(runs, summary, inputs):
+def method_violin_files(runs, summary, inputs):
     simulated = runs[runs["kind"] == "simulated"]
     return {
         f"{problem}.png": method_violin_figure(runs, problem)
@@ -678,12 +680,12 @@ def _method_violin_files(runs, summary, inputs):
     }
 
 
-def _real_comparison_files(runs, summary, inputs):
+def real_comparison_files(runs, summary, inputs):
     problems = sorted(summary.loc[summary["kind"] == "real", "problem"].unique())
     return {f"{problem}.png": real_comparison_figure(summary, problem) for problem in problems}
 
 
-def _cost_accuracy_files(runs, summary, inputs):
+def cost_accuracy_files(runs, summary, inputs):
     # A schedule is one replicate's curve: the first replicate's is drawn per problem.
     schedules = {}
     table = inputs.get("schedules")
@@ -693,7 +695,7 @@ def _cost_accuracy_files(runs, summary, inputs):
     return {"": cost_accuracy_figure(summary, schedules)}
 
 
-def _results_files(runs, summary, inputs):
+def results_files(runs, summary, inputs):
     return {
         "": "# Results\n\n## Mean test MMCE [95% CI]\n\n"
         + results_table(summary)
@@ -702,17 +704,9 @@ def _results_files(runs, summary, inputs):
     }
 
 
-FIGURES = {
-    "table": _results_files,
-    "cost_accuracy": _cost_accuracy_files,
-    "xi_curves": _xi_curve_files,
-    "method_violins": _method_violin_files,
-    "real_comparison": _real_comparison_files,
-    "mean_ranks": lambda runs, summary, inputs: {"": mean_rank_figure(summary)},
-    "correlations": lambda runs, summary, inputs: {
-        "": feature_correlation_figure(inputs["real_data"], inputs.get("sigma"))
-    },
-}
-"""Every figure output of a study by name: a function of the runs table, the summary and the
-further `inputs` (`real_data`: name -> X of each real data set, `sigma`: the simulated
-correlation matrix, `schedules`: the model schedules table) giving the output's files."""
+def mean_rank_files(runs, summary, inputs):
+    return {"": mean_rank_figure(summary)}
+
+
+def feature_correlation_files(runs, summary, inputs):
+    return {"": feature_correlation_figure(inputs["real_data"], inputs.get("sigma"))}

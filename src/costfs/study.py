@@ -6,6 +6,7 @@ go. The workflow (`workflow/rules/common.smk`) reads everything about the study 
 from dataclasses import dataclass
 from pathlib import Path
 
+from costfs.figure_outputs import FigureOutput, figure_outputs_for
 from costfs.methods import load_method
 from costfs.simulate import SETTINGS
 
@@ -116,6 +117,12 @@ class Study:
             for name in self.problem_names("simulated")
             if self.problems[name].dataset == "correlated"
         ]
+
+    def figure_outputs(self) -> list[FigureOutput]:
+        kinds = {problem.kind for problem in self.problems.values()}
+        if self.correlated_settings:
+            kinds.add("correlated")
+        return figure_outputs_for(kinds)
 
     @staticmethod
     def training_path(dataset: str, rep) -> str:

@@ -107,36 +107,19 @@ def figure_inputs():
     return inputs
 
 
-def figure(path, caption, subcategory, **options):
-    return report(path, caption=f"../report/{caption}.rst", category="Figures",
-                  subcategory=subcategory, **options)
-
-
 def figure_outputs():
-    """Output name (of `costfs.figures.FIGURES`) -> path, with its report caption."""
-    outputs = {
-        "table": report("results/figures/results.md", caption="../report/results_table.rst",
-                        category="Results table"),
-        "cost_accuracy": figure("results/figures/cost_accuracy.png", "cost_accuracy",
-                                "Cost-accuracy curves"),
-    }
-    if STUDY.problem_names("simulated"):
-        outputs["xi_curves"] = figure(
-            directory("results/figures/xi_curves"), "xi_curves", "Simulation: strategies over xi",
-            patterns=["{problem}_budget~{budget}.png"],
-            labels={"setting": "{problem}", "budget": "{budget}"})
-        outputs["method_violins"] = figure(
-            directory("results/figures/method_violins"), "method_violins", "Simulation: methods",
-            patterns=["{problem}.png"], labels={"setting": "{problem}"})
-    if STUDY.problem_names("real"):
-        outputs["real_comparison"] = figure(
-            directory("results/figures/real_comparison"), "real_comparison", "Real data: methods",
-            patterns=["{problem}.png"], labels={"problem": "{problem}"})
-        outputs["mean_ranks"] = figure("results/figures/mean_ranks.png", "mean_ranks",
-                                       "Real data: methods", labels={"problem": "all (mean rank)"})
-    if STUDY.problem_names("real") or STUDY.correlated_settings:
-        outputs["correlations"] = figure("results/figures/feature_correlations.png",
-                                         "feature_correlations", "Data")
+    """Output name -> path, with its report caption (`costfs.figure_outputs`)."""
+    outputs = {}
+    for output in STUDY.figure_outputs():
+        path = f"results/figures/{output.path}"
+        options = {"patterns": list(output.patterns)} if output.patterns else {}
+        if output.labels:
+            options["labels"] = output.labels
+        if output.subcategory:
+            options["subcategory"] = output.subcategory
+        outputs[output.name] = report(directory(path) if output.is_directory else path,
+                                      caption=f"../report/{output.caption}.rst",
+                                      category=output.category, **options)
     return outputs
 
 

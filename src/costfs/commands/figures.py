@@ -14,7 +14,9 @@ log = logging.getLogger("costfs")
 def plot_figures(args) -> None:
     # matplotlib and seaborn take a second to import: only this subcommand loads them.
     from costfs import figures
+    from costfs.figure_outputs import FIGURE_OUTPUTS
 
+    draws = {output.name: getattr(figures, output.draw) for output in FIGURE_OUTPUTS}
     runs = storage.read_table(args.runs)
     summary = storage.read_table(args.summary)
     inputs = {
@@ -30,7 +32,7 @@ def plot_figures(args) -> None:
     }
     written = 0
     for name, path in args.out:
-        files = figures.FIGURES[name](runs, summary, inputs)
+        files = draws[name](runs, summary, inputs)
         if "" not in files:
             # A directory output exists even when it has no files (e.g. no xi methods).
             Path(path).mkdir(parents=True, exist_ok=True)
@@ -65,7 +67,7 @@ def register(commands) -> None:
                 "action": "append",
                 "required": True,
                 "metavar": "NAME=PATH",
-                "help": "a figure output (file or directory) of costfs.figures.FIGURES",
+                "help": "a figure output (file or directory) of costfs.figure_outputs",
             },
         ),
     )
