@@ -1,7 +1,14 @@
 import numpy as np
 import pytest
 
-from costfs.bcr import fill_budget, filter_selection, rank_by_ratio, step_ratio
+from costfs.bcr import (
+    fill_budget,
+    filter_ratio,
+    filter_selection,
+    rank_by_ratio,
+    ratio_ranks,
+    step_ratio,
+)
 
 
 def test_step_ratio_sign_rule():
@@ -65,3 +72,34 @@ def test_budget_is_never_exceeded(seed):
 
 def test_budget_below_every_cost_gives_empty_set():
     assert filter_selection(np.ones(3), np.array([0.5, 0.6, 0.7]), 0.4, 1.0).size == 0
+
+
+def test_ratio_ranks_tie_values_equal_up_to_rounding():
+    ratios = np.array([(0.35 - 0.15) / 0.5, 0.1 / 0.25, np.inf, -1.0, 0.41, np.inf, np.nan])
+    assert ratios[0] != ratios[1]  # the rounding the ranks must not see
+    assert ratio_ranks(ratios).tolist() == [1, 1, 3, 0, 2, 3, 4]
+
+
+@pytest.mark.parametrize(
+    ("xi", "scores", "costs"),
+    [
+        # 0.175 / 0.25 = 0.7 < 0.525 / 0.75 = 0.7000000000000001
+        (1.0, [0.525, 0.175, 0.01], [0.75, 0.25, 1.0]),
+        # 0.03 / 0.09^0.5 = 0.1 < 0.07 / 0.49^0.5 = 0.10000000000000002
+        (0.5, [0.07, 0.03, 0.01], [0.49, 0.09, 1.0]),
+    ],
+)
+def test_filter_ties_through_rounding_go_to_the_cheaper_feature(xi, scores, costs):
+    scores, costs = np.array(scores), np.array(costs)
+    ratios = filter_ratio(scores, costs, xi)
+    assert ratios[0] > ratios[1]  # in floats the dearer feature would win
+    assert rank_by_ratio(ratios, costs)[:2].tolist() == [1, 0]
+    assert filter_selection(scores, costs, costs[1], xi).tolist() == [1]
+
+
+def test_step_ties_through_rounding_go_to_the_cheaper_step():
+    # -0.2 at cost 0.5 against -0.1 at cost 0.25 (xi = 1), the changes from error differences
+    delta = np.array([0.15 - 0.35, 0.15 - 0.25])
+    ratios = step_ratio(delta, np.array([0.5, 0.25]), 1.0)
+    assert ratios[0] != ratios[1]
+    assert np.lexsort((np.arange(2), [0.5, 0.25], ratio_ranks(ratios)))[0] == 1

@@ -214,3 +214,10 @@ def test_selector_equals_select(rng):
     ).fit(X, y)
     (record,) = run_method("fs", X, y, costs, [1.5], [0.5], n_trees=20, racing=True).records
     assert np.array_equal(selector.selected_features_, record["features"])
+
+
+def test_an_exact_tie_reached_through_rounding_goes_to_the_cheaper_candidate():
+    # OOB error 0.5 -> 0.3 at cost 1.0 and 0.5 -> 0.4 at cost 0.5: both BCRs are -0.2 (xi = 1)
+    ratios = step_ratio(np.array([0.3 - 0.5, 0.4 - 0.5]), np.array([1.0, 0.5]), 1.0)
+    assert ratios[0] < ratios[1]
+    assert fs._best_first(ratios, np.array([1.0, 0.5]), np.array([0, 1]))[0] == 1

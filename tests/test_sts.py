@@ -5,7 +5,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 
-from costfs.bcr import BUDGET_TOLERANCE, step_ratio
+from costfs.bcr import BUDGET_TOLERANCE, ratio_ranks, step_ratio
 from costfs.methods import sts, sts_features
 from costfs.methods.sts import pack_ensemble, path_features, selection_paths, unpack_tree_features
 from tests.conftest import run_method, small_selector
@@ -99,7 +99,11 @@ def reference_path(features, votes, y, costs, budget, xi, positive_delta):
             options.append((ratio, added, tree))
         if not options:
             return chosen
-        _, added, tree = min(options)
+        # SPEC's tie rule on exact ties, whatever the rounding of the ratios
+        ranks = ratio_ranks(np.array([ratio for ratio, _, _ in options]))
+        _, added, tree = min(
+            (rank, added, tree) for rank, (_, added, tree) in zip(ranks, options, strict=True)
+        )
         chosen.append(tree)
         paid |= set(features[tree])
         spent += added
@@ -306,3 +310,13 @@ def test_feature_limited_select_keeps_budget(problem):
     assert len(records) == 6
     for record in records:
         assert costs[record["features"]].sum() <= record["budget"] + BUDGET_TOLERANCE
+
+
+def test_an_exact_tie_reached_through_rounding_goes_to_the_cheaper_tree():
+    # Alone, P errs on 3 of 10 rows (delta -0.2 at cost 1.0) and Q on 4 (delta -0.1 at cost
+    # 0.5): both BCRs are -0.2, but in floats Q's is -0.19999999999999996 and P would win.
+    votes = np.array([votes_from_pattern(p, FIG1_Y) for p in ("ccccccc---", "cccccc----")])
+    costs = np.array([1.0, 0.5])
+    assert step_ratio(np.array([0.3 - 0.5]), 1.0, 1.0) < step_ratio(np.array([0.4 - 0.5]), 0.5, 1.0)
+    (path,) = paths_for(pack_ensemble([[0], [1]], votes), FIG1_Y, costs, [1.0], xi=1.0)
+    assert path[0].tree == 1

@@ -9,6 +9,27 @@ BUDGET_TOLERANCE = 1e-9
 
 POSITIVE_DELTA_RULES = ("multiply", "divide")
 
+RATIO_TOLERANCE = 1e-9
+"""Relative slack under which two ratios are an exact tie: -0.2 / 0.5 and -0.1 / 0.25 are equal,
+but reached through different error changes and costs they can differ in the last bit."""
+
+
+def ratio_ranks(ratios: np.ndarray) -> np.ndarray:
+    """Dense ranks of `ratios` (0 = smallest) in which values within `RATIO_TOLERANCE`
+    (relative) of the next smaller one share its rank; sort keys that leave exact ties to the
+    tie rules (lower added cost, then lower index) instead of to floating-point rounding."""
+    ratios = np.asarray(ratios, dtype=float)
+    order = np.argsort(ratios, kind="stable")
+    ordered = ratios[order]
+    with np.errstate(invalid="ignore"):  # inf - inf
+        gap = ordered[1:] - ordered[:-1]
+    scale = np.maximum(np.abs(ordered[1:]), np.abs(ordered[:-1]))
+    close = np.isfinite(gap) & (gap <= RATIO_TOLERANCE * scale)
+    same = (ordered[1:] == ordered[:-1]) | close
+    ranks = np.empty(ratios.size, dtype=np.int64)
+    ranks[order] = np.concatenate([[0], np.cumsum(~same)])
+    return ranks
+
 
 def step_ratio(
     delta: np.ndarray, added_cost: np.ndarray, xi: float, positive_delta: str = "multiply"
@@ -35,8 +56,9 @@ def filter_ratio(scores: np.ndarray, costs: np.ndarray, xi: float) -> np.ndarray
 
 
 def rank_by_ratio(ratios: np.ndarray, costs: np.ndarray) -> np.ndarray:
-    """Feature indices by decreasing ratio; ties by lower cost, then lower index."""
-    return np.lexsort((np.arange(ratios.size), costs, -ratios))
+    """Feature indices by decreasing ratio; ties (`ratio_ranks`) by lower cost, then lower
+    index."""
+    return np.lexsort((np.arange(ratios.size), costs, -ratio_ranks(ratios)))
 
 
 def fill_budget(order: np.ndarray, costs: np.ndarray, budget: float) -> np.ndarray:

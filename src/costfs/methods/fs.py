@@ -36,7 +36,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from costfs.bcr import BUDGET_TOLERANCE, POSITIVE_DELTA_RULES, step_ratio
+from costfs.bcr import (
+    BUDGET_TOLERANCE,
+    POSITIVE_DELTA_RULES,
+    RATIO_TOLERANCE,
+    ratio_ranks,
+    step_ratio,
+)
 from costfs.forest import ENGINES, majority_class, oob_errors
 from costfs.method import POSITIVE_DELTA, XI, Method, Parameter, Selection, boolean, integer
 from costfs.seeds import derive_seed
@@ -100,8 +106,8 @@ def racing_levels(n_trees: int, racing: bool) -> list[int]:
 
 
 def _best_first(ratios: np.ndarray, costs: np.ndarray, features: np.ndarray) -> np.ndarray:
-    """Positions by increasing BCR; ties by lower cost, then lower index."""
-    return np.lexsort((features, costs, ratios))
+    """Positions by increasing BCR; ties (`ratio_ranks`) by lower cost, then lower index."""
+    return np.lexsort((features, costs, ratio_ranks(ratios)))
 
 
 class _ForwardPath:
@@ -144,7 +150,8 @@ class _ForwardPath:
             grown = ~np.isnan(errors)
             if grown.any():
                 best = self.ratios(errors[grown], self.error, candidates[grown]).min()
-                keep = bounds[pending] <= best
+                # A bound tied with the best ratio can still win on cost or index.
+                keep = bounds[pending] <= best + RATIO_TOLERANCE * abs(best)
                 self.bounded += int(np.count_nonzero(~keep))
                 pending = pending[keep]
             if pending.size == 0:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from costfs.bcr import BUDGET_TOLERANCE, POSITIVE_DELTA_RULES, step_ratio
+from costfs.bcr import BUDGET_TOLERANCE, POSITIVE_DELTA_RULES, ratio_ranks, step_ratio
 from costfs.forest import default_mtry
 from costfs.method import (
     POSITIVE_DELTA,
@@ -226,7 +226,7 @@ def _next_trees(
     errors = candidates.errors_after(state.margins)[eligible]
     delta = errors / candidates.n_rows - state.error()
     ratio = step_ratio(delta, added[eligible], xi, positive_delta)
-    ranking = eligible[np.lexsort((eligible, added[eligible], ratio))]
+    ranking = eligible[np.lexsort((eligible, added[eligible], ratio_ranks(ratio)))]
     fits = added[ranking] <= remaining[:, None]
     return np.where(fits.any(axis=1), ranking[fits.argmax(axis=1)], -1)
 
