@@ -113,3 +113,34 @@ def test_summary_interval_uses_monte_carlo_se():
     se = np.std([0.31, 0.41], ddof=1) / np.sqrt(2)
     assert row["mmce_se"] == pytest.approx(se)
     assert row["ci_low"] == pytest.approx(0.36 - 1.959964 * se)
+
+
+def test_mean_rank_ranks_only_the_entries_that_ran_on_every_real_cell():
+    cells = [("p1", 1.0), ("p1", 2.0), ("p2", 1.0)]
+    errors = {"a": [0.2, 0.2, 0.3], "b": [0.3, 0.1, 0.2], "c": [0.1, 0.1, None]}
+    summary = pd.DataFrame(
+        [
+            {
+                "kind": "real",
+                "problem": problem,
+                "budget": budget,
+                "method": method,
+                "strategy": "fixed",
+                "n_runs": 1,
+                "test_mmce": error,
+                "oob_mmce": error,
+                "cost": budget,
+                "n_selected": 1,
+            }
+            for method, values in errors.items()
+            for (problem, budget), error in zip(cells, values, strict=True)
+            if error is not None
+        ]
+    )
+    table = summarise(summary.drop(columns="n_runs")).set_index(["method", "problem", "budget"])
+    # c ran on two of the three cells: ranked per cell, but no mean rank
+    assert table.loc[("c", "p1", 1.0), "rank"] == 1
+    assert table.xs("c")["mean_rank"].isna().all()
+    # a and b are ranked between themselves only: a 1, 2, 2; b 2, 1, 1
+    assert table.xs("a")["mean_rank"].unique().tolist() == [pytest.approx(5 / 3)]
+    assert table.xs("b")["mean_rank"].unique().tolist() == [pytest.approx(4 / 3)]

@@ -41,7 +41,8 @@ def choose_strategies(runs: pd.DataFrame, strategies: list[str]) -> pd.DataFrame
 
 def summarise(chosen: pd.DataFrame) -> pd.DataFrame:
     """Mean MMCE, Monte Carlo SE and 95% CI, mean cost and size per (problem, budget, method,
-    strategy); for real data also the rank per (problem, budget) and the mean rank."""
+    strategy); for real data also the rank per (problem, budget) and the mean rank over the
+    real cells, among the entries that ran on all of them."""
     group = ["kind", "problem", "budget", "method", "strategy"]
     summary = (
         chosen.groupby(group, sort=True, observed=True)
@@ -64,10 +65,19 @@ def summarise(chosen: pd.DataFrame) -> pd.DataFrame:
     summary.loc[real, "rank"] = (
         summary[real].groupby(["problem", "budget"])["mmce_mean"].rank(method="average")
     )
+    # A mean over different cells compares nothing: the mean rank ranks, in each cell, only the
+    # entries that ran on every real cell, and is NaN for the others.
     summary["mean_rank"] = np.nan
-    summary.loc[real, "mean_rank"] = (
-        summary[real].groupby(["method", "strategy"])["rank"].transform("mean")
+    entry = ["method", "strategy"]
+    n_cells = summary[real].groupby(["problem", "budget"]).ngroups
+    cells_of_entry = summary[real].groupby(entry)["problem"].transform("size")
+    everywhere = real & (cells_of_entry.reindex(summary.index) == n_cells)
+    common_rank = (
+        summary[everywhere].groupby(["problem", "budget"])["mmce_mean"].rank(method="average")
     )
+    summary.loc[everywhere, "mean_rank"] = common_rank.groupby(
+        [summary.loc[everywhere, column] for column in entry]
+    ).transform("mean")
     return summary
 
 

@@ -483,12 +483,16 @@ def real_comparison_figure(summary: pd.DataFrame, problem: str) -> Figure:
 @_styled
 def mean_rank_figure(summary: pd.DataFrame) -> Figure:
     """RF paper Fig. 5 (bottom): each method's and strategy's mean rank over all real problems
-    and budgets (the summary's `mean_rank`; ranks are among all its (method, strategy) rows),
-    best at the top."""
+    and budgets (the summary's `mean_rank`, among the entries that ran on all of them; the
+    others are left out), best at the top."""
     real = summary[summary["kind"] == "real"]
     if real.empty:
         raise ValueError("no real-data rows in the summary")
-    ranks = _labelled(real).drop_duplicates("label").sort_values(["mean_rank", "label"])
+    ranks = (
+        _labelled(real.dropna(subset=["mean_rank"]))
+        .drop_duplicates("label")
+        .sort_values(["mean_rank", "label"])
+    )
     n_cells = real[["problem", "budget"]].drop_duplicates().shape[0]
     figure = Figure(figsize=(6.5, 0.32 * len(ranks) + 1.5), layout="constrained")
     ax = figure.subplots()
