@@ -69,6 +69,31 @@ def test_importance_sequence_breaks_ties_by_cost():
     assert sequences["cost"] == [(0, 1, 2, 3), (0, 2, 3), (0, 3)]
 
 
+def test_one_feature_models_on_request(problem, prepared):
+    costs = np.array([0.2, 0.9, 0.5, 0.4])
+    importances = np.array([0.0, 0.0, 0.3, 0.1])
+    supports = np.zeros((2, 4), dtype=bool)
+    supports[0, [2]] = True
+    supports[1, [2, 3]] = True
+    sequences = msb.model_sequences(
+        costs, importances, supports, gamma=0.1, seed=0, min_model_size=1
+    )
+    assert sequences["importance"] == [(0, 1, 2, 3), (0, 2, 3), (2, 3), (2,)]
+    assert sequences["cost"][-1] == (0,)
+    assert sequences["l1"] == [(0, 1, 2, 3), (2, 3), (2,)]
+    # a budget below every pair: empty with the paper's floor, one feature with the option
+    X, y, costs = problem
+    budget = np.sort(costs)[:2].sum() - 1e-3
+    picks = [
+        run_method(
+            "msb", X, y, costs, [budget], [], prepared=prepared, n_trees=20, min_model_size=size
+        ).records[0]["features"]
+        for size in (2, 1)
+    ]
+    assert len(picks[0]) == 0 and len(picks[1]) == 1
+    assert costs[picks[1]].sum() <= budget
+
+
 def test_sampling_sequence_is_seeded():
     costs = np.linspace(0.1, 1.0, 30)
     importances = np.linspace(0.0, 0.2, 30)

@@ -1,6 +1,7 @@
 """msB (Yan et al.): model sequences search under a budget, through a Pareto model schedule.
 
-Four nested model sequences run from the full model down to two features:
+Four nested model sequences run from the full model down to two features (the paper's; with
+`min_model_size: 1` down to one):
 - `cost`: drop the most expensive feature (ties: the less important, then the lower index);
 - `importance`: drop the least important feature (ties: the more expensive, then the lower
   index); importance is the OOB permutation importance of one Random Forest on all features
@@ -16,7 +17,8 @@ Four nested model sequences run from the full model down to two features:
 Every distinct model is scored by the OOB error of a Random Forest of `n_trees` trees seeded
 from (seed, sorted feature set), so a set scores the same whichever sequences propose it. The
 union of the models, cut to the non-dominated ones in (cost, OOB error), is the model schedule;
-for each budget msB takes the schedule's best model that fits (none fits: the empty set).
+for each budget msB takes the schedule's best model that fits (none fits: the empty set, so with
+the paper's two-feature floor a budget below the cheapest pair a sequence keeps selects nothing).
 
 `select` scores only models that cost at most the largest budget (the others can never be
 chosen); `full_schedule=True` scores all of them, for a complete cost-accuracy curve. The
@@ -90,12 +92,13 @@ def cost_free_parts(
     }
 
 
-def _dropping(removal_order: np.ndarray) -> list[tuple[int, ...]]:
-    """The models left as features are dropped in `removal_order`: from all down to the last two."""
+def _dropping(removal_order: np.ndarray, min_model_size: int) -> list[tuple[int, ...]]:
+    """The models left as features are dropped in `removal_order`: from all down to the last
+    `min_model_size` (the full model at least)."""
     n_features = removal_order.size
     return [
         tuple(int(j) for j in np.sort(removal_order[dropped:]))
-        for dropped in range(max(n_features - 1, 1))
+        for dropped in range(max(n_features - min_model_size + 1, 1))
     ]
 
 
@@ -114,9 +117,11 @@ def model_sequences(
     *,
     gamma: float,
     seed: int,
+    min_model_size: int = 2,
 ) -> dict[str, list[tuple[int, ...]]]:
-    """The four sequences of models (sorted feature tuples), each starting at the full model;
-    `l1_supports` in order of increasing C (`l1_path_supports`), walked from dense to sparse."""
+    """The four sequences of models (sorted feature tuples), each starting at the full model
+    and keeping at least `min_model_size` features; `l1_supports` in order of increasing C
+    (`l1_path_supports`), walked from dense to sparse."""
     costs = np.asarray(costs, dtype=float)
     importances = np.asarray(importances, dtype=float)
     index = np.arange(costs.size)
@@ -130,12 +135,12 @@ def model_sequences(
     l1_path = [tuple(int(j) for j in index)]
     for support in l1_supports[::-1]:
         model = tuple(int(j) for j in np.flatnonzero(support))
-        if len(model) >= 2 and model not in l1_path:
+        if len(model) >= min_model_size and model not in l1_path:
             l1_path.append(model)
     return {
-        "cost": _dropping(np.lexsort((index, importances, -costs))),
-        "importance": _dropping(np.lexsort((index, -costs, importances))),
-        "sampling": _dropping(np.array(sampled)),
+        "cost": _dropping(np.lexsort((index, importances, -costs)), min_model_size),
+        "importance": _dropping(np.lexsort((index, -costs, importances)), min_model_size),
+        "sampling": _dropping(np.array(sampled), min_model_size),
         "l1": l1_path,
     }
 
@@ -157,6 +162,7 @@ def model_schedule(
     prepared: Mapping[str, np.ndarray],
     n_trees: int = 200,
     gamma: float = 0.1,
+    min_model_size: int = 2,
     max_cost: float = math.inf,
     n_jobs: int = 1,
     engine: str = "auto",
@@ -171,7 +177,12 @@ def model_schedule(
     y = np.asarray(y)
     costs = np.asarray(costs, dtype=float)
     sequences = model_sequences(
-        costs, prepared["importances"], prepared["l1_supports"], gamma=gamma, seed=seed
+        costs,
+        prepared["importances"],
+        prepared["l1_supports"],
+        gamma=gamma,
+        seed=seed,
+        min_model_size=min_model_size,
     )
     proposers: dict[tuple[int, ...], list[str]] = {}
     for name, models in sequences.items():
@@ -259,6 +270,13 @@ class ModelSchedules(Method):
             "gamma", number(minimum=0), 0.1, "exponent of the sampling weights (I_j / c_j)^γ"
         ),
         Parameter(
+            "min_model_size",
+            integer(),
+            2,
+            "the sequences stop at this many features (the paper: 2; 1 adds one-feature models, "
+            "so budgets below every kept pair still get a model)",
+        ),
+        Parameter(
             "importance_trees",
             integer(),
             500,
@@ -311,6 +329,7 @@ class ModelSchedules(Method):
         engine,
         n_trees,
         gamma,
+        min_model_size,
         full_schedule,
     ):
         """Per budget: the sorted `features` of the best fitting schedule model (empty if
@@ -324,6 +343,7 @@ class ModelSchedules(Method):
             prepared=prepared,
             n_trees=n_trees,
             gamma=gamma,
+            min_model_size=min_model_size,
             max_cost=math.inf if full_schedule else max(budgets),
             n_jobs=n_jobs,
             engine=engine,
