@@ -1,6 +1,8 @@
 import numpy as np
 import pytest
 from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from costfs.bcr import BUDGET_TOLERANCE
 from costfs.methods.featboost import FeatBoostModels, featboost_path
@@ -71,6 +73,17 @@ def test_the_reset_happens_at_most_once():
     assert path.resets == 1
     assert path.stop == "repeated"
     assert path.accuracy == 0.8
+
+
+def test_the_pseudocode_rule_rearms_the_reset_after_each_addition():
+    path = featboost_path(
+        ScriptedModels(), np.ones(4), budget=10.0, xi=0.0, n_candidates=2, reset_rule="rearm"
+    )
+    # as above until 1 is added, which re-arms the reset: 3 fails, the second reset offers
+    # only selected features, and with the reset spent again the search stops.
+    assert path.features == (0, 1)
+    assert path.resets == 2
+    assert path.stop == "repeated"
 
 
 def test_stops_when_a_feature_would_be_selected_twice(easy_problem):
@@ -150,16 +163,17 @@ def test_max_features_selected_caps_the_search(easy_problem):
     assert path.features == (1,) and path.stop == "max_features"
 
 
-def test_knn_accuracies_match_scikit_learn():
+def test_knn_accuracies_match_scikit_learn_with_the_scaler_fit_in_each_fold():
     rng = np.random.default_rng(2)
-    X = rng.normal(size=(120, 6)) * [1.0, 5.0, 0.2, 1.0, 3.0, 1.0]
+    X = rng.normal(size=(120, 6)) * [1.0, 5.0, 0.2, 1.0, 3.0, 1.0] + [0, 0, 0, 4.0, 0, 0]
+    X[:30, 3] += 10.0  # a shift that whole-data scaling would leak into the held-out fold
     y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
     models = small_models(X, y, n_neighbors=5)
     candidates = np.array([0, 2, 4, 5])
     expected = []
     for j in candidates:
-        columns = models.X_evaluated[:, [1, 3, j]]
-        knn = KNeighborsClassifier(n_neighbors=5)
+        columns = X[:, [1, 3, j]]
+        knn = make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=5))
         expected.append(
             np.mean(
                 [

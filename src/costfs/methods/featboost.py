@@ -14,9 +14,11 @@ iteration is repeated; if that fails as well, the search stops. At most `max_fea
 
 Decisions where the paper is silent or ambiguous:
 - H2 is a k-nearest-neighbour classifier (`evaluator="knn"`, the paper's second configuration,
-  which it found as good and much faster) on standardised columns, `n_neighbors` = 5 (the
-  paper says "Nearest Neighbor" without k; 5 is scikit-learn's default). `evaluator="xgboost"`
-  is the first configuration (H2 = H1's model). H2 ignores the weights (authors' code).
+  which it found as good and much faster) on columns standardised with each training fold's
+  mean and standard deviation (the held-out fold never informs its own scaling),
+  `n_neighbors` = 5 (the paper says "Nearest Neighbor" without k; 5 is scikit-learn's
+  default). `evaluator="xgboost"` is the first configuration (H2 = H1's model). H2 ignores
+  the weights (authors' code).
 - H1 is the paper's XGBoost: `n_estimators` = 100, `max_depth` = 20, `learning_rate` = 0.1 (the
   default of XGBoost 0.90 that the paper used), `max_bin` = 256 histogram bins (XGBoost's
   default; 64 is about 3x faster at p = 200). It has no random parts (no subsampling).
@@ -24,8 +26,9 @@ Decisions where the paper is silent or ambiguous:
   the weighted hessian, so weights of 1/n would stop every split.
 - The loss is computed from H1's margin (softplus), so a row predicted right with certainty
   keeps a small positive loss instead of 0, which would make the next ratio 0/0.
-- One reset per run: the pseudocode re-arms the reset after a successful one, the authors'
-  code allows a single reset in total; this follows the code (the `resets` column is 0 or 1).
+- Resets: the authors' code allows a single reset per run, the pseudocode re-arms the reset
+  after each successful addition. The default follows the code (`reset_rule: once`, the
+  `resets` column is 0 or 1); `reset_rule: rearm` is the pseudocode's rule.
 - The selected set's accuracy before the first addition is that of predicting the training
   fold's majority class, in the same folds. The folds are stratified and fixed for the run.
 - Ties in the choice go to the lower added cost, then the better-ranked candidate.
@@ -53,13 +56,14 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import StandardScaler
 
-from costfs.bcr import BUDGET_TOLERANCE, step_ratio
+from costfs.bcr import BUDGET_TOLERANCE, ratio_ranks, step_ratio
 from costfs.method import XI, Method, Parameter, Selection, choice, integer, number, or_null
 from costfs.methods.xgb_fs import XGBOOST_PARAMETERS, xgboost_classifier, xgboost_importance
 from costfs.seeds import derive_seed
 from costfs.validation import DataError
 
 EVALUATORS = ("knn", "xgboost")
+RESET_RULES = ("once", "rearm")
 KNN_CHUNK_ELEMENTS = 2**22
 """Candidates are scored in blocks whose distance arrays hold about this many numbers."""
 
@@ -112,8 +116,6 @@ class FeatBoostModels:
             seed=seed,
             n_jobs=n_jobs,
         )
-        # Distances of the k-NN evaluator would otherwise be ruled by the widest column.
-        self.X_evaluated = StandardScaler().fit_transform(self.X) if evaluator == "knn" else self.X
         smallest_class = int(np.bincount(self.y).min())
         if smallest_class < n_folds:
             raise DataError(
@@ -124,12 +126,21 @@ class FeatBoostModels:
             int(n_folds), shuffle=True, random_state=derive_seed(seed, "folds")
         )
         self.folds = list(splitter.split(self.X, self.y))
+        self.fold_columns = [self._evaluated_columns(train, test) for train, test in self.folds]
         self.importance_memo: dict[bytes, np.ndarray] = {}
         if equal_weight_importance is not None:
             equal = self.equal_weights().tobytes()
             self.importance_memo[equal] = np.asarray(equal_weight_importance)
         self.accuracy_memo: dict[tuple[int, ...], float] = {(): self._majority_accuracy()}
         self.loss_memo: dict[tuple[int, ...], np.ndarray] = {}
+
+    def _evaluated_columns(self, train, test) -> tuple[np.ndarray, np.ndarray]:
+        """H2's (training, test) columns of one fold. For k-NN, standardised by the training
+        fold (distances would otherwise be ruled by the widest column); trees need no scaling."""
+        if self.evaluator != "knn":
+            return self.X[train], self.X[test]
+        scaler = StandardScaler().fit(self.X[train])
+        return scaler.transform(self.X[train]), scaler.transform(self.X[test])
 
     @property
     def n_rows(self) -> int:
@@ -161,7 +172,7 @@ class FeatBoostModels:
             new_candidates = np.asarray(candidates, dtype=int)[missing]
             score = self._knn_accuracies if self.evaluator == "knn" else self._xgboost_accuracies
             per_fold = [
-                score(train, test, list(selected), new_candidates) for train, test in self.folds
+                score(fold, list(selected), new_candidates) for fold in range(len(self.folds))
             ]
             new_accuracies = np.mean(per_fold, axis=0)
             self.accuracy_memo.update(zip((keys[k] for k in missing), new_accuracies, strict=True))
@@ -175,20 +186,23 @@ class FeatBoostModels:
         ]
         return float(np.mean(per_fold))
 
-    def _xgboost_accuracies(self, train, test, selected, candidates) -> np.ndarray:
+    def _xgboost_accuracies(self, fold, selected, candidates) -> np.ndarray:
+        train, test = self.folds[fold]
+        X_train, X_test = self.fold_columns[fold]
         accuracies = []
         for candidate in candidates:
-            columns = self.X_evaluated[:, [*selected, candidate]]
-            model = xgboost_classifier(**self.xgboost).fit(columns[train], self.y[train])
-            accuracies.append(np.mean(model.predict(columns[test]) == self.y[test]))
+            columns = [*selected, candidate]
+            model = xgboost_classifier(**self.xgboost).fit(X_train[:, columns], self.y[train])
+            accuracies.append(np.mean(model.predict(X_test[:, columns]) == self.y[test]))
         return np.asarray(accuracies)
 
-    def _knn_accuracies(self, train, test, selected, candidates) -> np.ndarray:
+    def _knn_accuracies(self, fold, selected, candidates) -> np.ndarray:
         """k-NN accuracies of all candidates on one fold at once. Squared Euclidean distances
         add up over columns: the selected set's are computed once and each candidate adds its
         own column's, which is what makes 50 candidates cheaper than one scikit-learn call.
         Votes as scikit-learn's uniform k-NN (for even k, a tie predicts class 0)."""
-        X_train, X_test = self.X_evaluated[train], self.X_evaluated[test]
+        train, test = self.folds[fold]
+        X_train, X_test = self.fold_columns[fold]
         selected_distances = np.zeros((test.size, train.size))
         for column in selected:
             selected_distances += np.subtract.outer(X_test[:, column], X_train[:, column]) ** 2
@@ -232,6 +246,7 @@ def featboost_path(
     n_candidates: int = 50,
     epsilon: float = 1e-18,
     max_features_selected: int | None = 100,
+    reset_rule: str = "once",
 ) -> FeatBoostPath:
     """Algorithm 1 of the paper with budget and cost-sensitive choice (see the module doc)."""
     costs = np.asarray(costs, dtype=float)
@@ -242,6 +257,7 @@ def featboost_path(
     spent = 0.0
     accuracy = models.accuracy(())
     resets = 0
+    reset_armed = True
     stop = "max_features"
     while len(selected) < limit:
         is_selected = np.zeros(costs.size, dtype=bool)
@@ -258,7 +274,7 @@ def featboost_path(
         gains[is_new] = models.accuracies(tuple(selected), candidates[is_new]) - accuracy
         scores = np.zeros(candidates.size)
         scores[is_new] = -step_ratio(-gains[is_new], added_costs[is_new], xi)
-        best = np.lexsort((np.arange(candidates.size), added_costs, -scores))[0]
+        best = np.lexsort((np.arange(candidates.size), added_costs, ratio_ranks(-scores)))[0]
         if is_new[best] and gains[best] > epsilon:
             selected.append(int(candidates[best]))
             spent += costs[candidates[best]]
@@ -267,8 +283,10 @@ def featboost_path(
             weights = weights * loss / previous_loss
             weights *= weights.size / weights.sum()
             previous_loss = loss
-        elif resets == 0:
-            resets = 1
+            reset_armed = reset_armed or reset_rule == "rearm"
+        elif reset_armed:
+            resets += 1
+            reset_armed = False
             weights = models.equal_weights()
         else:
             stop = "no_gain" if is_new[best] else "repeated"
@@ -309,6 +327,13 @@ class FeatBoost(Method):
             "classifier of the CV step (the paper's two setups)",
         ),
         Parameter("n_neighbors", integer(), 5, "k of the k-NN evaluator"),
+        Parameter(
+            "reset_rule",
+            choice(*RESET_RULES),
+            "once",
+            "`once`: one weight reset per run (the authors' code); `rearm`: a reset again "
+            "after each addition (the paper's pseudocode)",
+        ),
     )
     colour = "#56B4E9"
 
@@ -351,6 +376,7 @@ class FeatBoost(Method):
         max_features_selected,
         evaluator,
         n_neighbors,
+        reset_rule,
     ):
         """Per (xi, budget): the selected features, `unused_budget` and `resets`."""
         costs = np.asarray(costs, dtype=float)
@@ -379,6 +405,7 @@ class FeatBoost(Method):
                     n_candidates=n_candidates,
                     epsilon=epsilon,
                     max_features_selected=max_features_selected,
+                    reset_rule=reset_rule,
                 )
                 features = np.sort(np.asarray(path.features, dtype=int))
                 records.append(
