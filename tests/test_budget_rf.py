@@ -3,11 +3,15 @@ import io
 import numpy as np
 import pytest
 
+import costfs
 from costfs.bcr import BUDGET_TOLERANCE
 from costfs.methods import budget_rf
 from costfs.methods.budget_rf import (
     LEAF,
+    BudgetLedger,
     SortedColumns,
+    grow_budget_forest,
+    grow_budget_forests,
     grow_greedy_tree,
     pairs_impurity,
 )
@@ -57,8 +61,9 @@ def test_pairs_impurity_never_decreases_when_examples_are_added(alpha):
     assert np.all(impurity >= 0)
 
 
-def _reference_choice(X, y, draws, rows, costs, alpha, paid):
-    """GreedyTree's split feature at a node, by brute force over features and thresholds."""
+def _reference_choice(X, y, draws, rows, costs, alpha, paid, exponent=1.0, rest=np.inf):
+    """GreedyTree's split feature at a node, by brute force over features and thresholds:
+    features in `paid` cost 0, others are eligible only if their cost is at most `rest`."""
     drawn = draws[rows]
     total = (drawn[y[rows] == 0].sum(), drawn[y[rows] == 1].sum())
     impurity = pairs_impurity(*total, alpha)
@@ -73,17 +78,18 @@ def _reference_choice(X, y, draws, rows, costs, alpha, paid):
             ]
             worst = min(worst, max(pairs_impurity(*c, alpha) for c in counts))
         decrease = impurity - worst
-        if decrease <= 0:
+        if decrease <= 0 or (j not in paid and costs[j] > rest):
             continue
         price = 0.0 if j in paid else costs[j]
-        key = (price / decrease, price, -decrease, j)
+        key = (price**exponent / decrease, price, -decrease, j)
         best = min(best, key) if best is not None else key
     return None if best is None else best[3]
 
 
 @pytest.mark.parametrize("alpha", [0, 1, 3])
 @pytest.mark.parametrize("paid_features_free", [False, True])
-def test_greedy_tree_splits_match_brute_force(rng, alpha, paid_features_free):
+@pytest.mark.parametrize("exponent", [0, 0.5, 1])
+def test_greedy_tree_splits_match_brute_force(rng, alpha, paid_features_free, exponent):
     # Few distinct values per feature: ties in values and between features are common.
     X = rng.integers(0, 5, size=(40, 4)).astype(float)
     y = (X[:, 0] + X[:, 1] + rng.integers(0, 3, size=40) > 5).astype(int)
@@ -96,15 +102,44 @@ def test_greedy_tree_splits_match_brute_force(rng, alpha, paid_features_free):
         draws,
         costs,
         alpha=alpha,
+        cost_exponent=exponent,
         paid_features_free=paid_features_free,
     )
     in_bag = np.flatnonzero(draws > 0)
     root = int(tree.feature[0])
-    assert root == _reference_choice(X, y, draws, in_bag, costs, alpha, paid=set())
+    assert root == _reference_choice(X, y, draws, in_bag, costs, alpha, set(), exponent)
     left_rows = in_bag[X[in_bag, root] <= tree.threshold[0]]
     paid = {root} if paid_features_free else set()
-    expected = _reference_choice(X, y, draws, left_rows, costs, alpha, paid)
+    expected = _reference_choice(X, y, draws, left_rows, costs, alpha, paid, exponent)
     assert tree.feature[tree.left[0]] == (LEAF if expected is None else expected)
+
+
+@pytest.mark.parametrize("exponent", [0, 0.5, 1])
+@pytest.mark.parametrize("budget", [0.35, 0.9, 1.2])
+def test_hard_budget_splits_match_brute_force(rng, exponent, budget):
+    """Under a hard budget: a feature paid for earlier (feature 2 here) costs 0, one that does
+    not fit what is left is not eligible, and each new split feature is paid for."""
+    X = rng.integers(0, 5, size=(40, 4)).astype(float)
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 3, size=40) > 5).astype(int)
+    costs = np.array([0.5, 0.3, 0.8, 0.3])
+    draws = np.bincount(rng.integers(0, 40, size=40), minlength=40)
+    ledger = BudgetLedger.empty(costs, budget + costs[2])
+    ledger.paid[2] = True
+    tree = grow_greedy_tree(
+        X, SortedColumns.of(X), y, draws, costs, alpha=0, cost_exponent=exponent, ledger=ledger
+    )
+    in_bag = np.flatnonzero(draws > 0)
+    expected = _reference_choice(X, y, draws, in_bag, costs, 0, {2}, exponent, rest=budget)
+    assert tree.feature[0] == (LEAF if expected is None else expected)
+    assert costs[ledger.paid].sum() <= budget + costs[2] + BUDGET_TOLERANCE
+    assert np.array_equal(np.flatnonzero(ledger.paid), np.union1d(tree.used_features(), [2]))
+    if tree.feature[0] != LEAF:
+        root = int(tree.feature[0])
+        left_rows = in_bag[X[in_bag, root] <= tree.threshold[0]]
+        paid = {2, root}
+        rest = budget - (0.0 if root == 2 else costs[root])
+        expected = _reference_choice(X, y, draws, left_rows, costs, 0, paid, exponent, rest)
+        assert tree.feature[tree.left[0]] == (LEAF if expected is None else expected)
 
 
 @pytest.mark.parametrize("cheap", [0, 1])
@@ -137,36 +172,125 @@ def test_min_leaf_is_respected(problem):
 
 
 @pytest.mark.parametrize("instance", range(4))
-def test_budget_is_never_exceeded(instance):
+@pytest.mark.parametrize("hard_budget", [True, False])
+def test_budget_is_never_exceeded(instance, hard_budget):
     rng = np.random.default_rng(instance)
     X = rng.normal(size=(60, 10))
     y = (X[:, rng.integers(10)] + rng.normal(size=60) > 0).astype(int)
     costs = rng.uniform(0.1, 1.0, size=10)
     budgets = sorted(rng.uniform(0.1, 4.0, size=3))
+    exponents = [0, 1]
     records = run_method(
-        "budget_rf", X, y, costs, budgets, ALPHAS, seed=instance, n_trees_max=6
+        "budget_rf",
+        X,
+        y,
+        costs,
+        budgets,
+        ALPHAS,
+        seed=instance,
+        n_trees_max=6,
+        cost_exponents=exponents,
+        hard_budget=hard_budget,
     ).records
-    assert [(r["value"], r["budget"]) for r in records] == [(a, b) for a in ALPHAS for b in budgets]
+    assert [(r["value"], r["cost_exponent"], r["budget"]) for r in records] == [
+        (a, e, b) for a in ALPHAS for e in exponents for b in budgets
+    ]
     for record in records:
         assert costs[record["features"]].sum() <= record["budget"] + BUDGET_TOLERANCE
         assert np.array_equal(record["features"], np.unique(record["features"]))
         assert 0 <= record["ensemble_trees"] <= 6
         assert record["expected_acquisition_cost"] <= costs[record["features"]].sum() + 1e-9
+        if hard_budget:
+            assert record["ensemble_trees"] == 6
     for alpha in ALPHAS:
-        trees = [r["ensemble_trees"] for r in records if r["value"] == alpha]
-        assert trees == sorted(trees)
+        for exponent in exponents:
+            trees = [
+                r["ensemble_trees"]
+                for r in records
+                if (r["value"], r["cost_exponent"]) == (alpha, exponent)
+            ]
+            assert trees == sorted(trees)
 
 
-def test_empty_set_when_nothing_fits(problem):
+@pytest.mark.parametrize("hard_budget", [True, False])
+def test_empty_set_when_nothing_fits(problem, hard_budget):
     X, y, costs = problem
     (record,) = run_method(
-        "budget_rf", X, y, costs, [costs.min() / 2], [0], seed=1, n_trees_max=5
+        "budget_rf",
+        X,
+        y,
+        costs,
+        [costs.min() / 2],
+        [0],
+        seed=1,
+        n_trees_max=5,
+        cost_exponents=[1],
+        hard_budget=hard_budget,
     ).records
     assert record["features"].size == 0
-    assert record["ensemble_trees"] == 0
     assert record["expected_acquisition_cost"] == 0
-    # no tree: the majority class's training error
-    assert record["ensemble_oob_mmce"] == pytest.approx(min(y.mean(), 1 - y.mean()))
+    if not hard_budget:
+        # no tree: the majority class's training error
+        assert record["ensemble_trees"] == 0
+        assert record["ensemble_oob_mmce"] == pytest.approx(min(y.mean(), 1 - y.mean()))
+    else:
+        # five trees without a split, each predicting its bootstrap sample's majority
+        assert record["ensemble_trees"] == 5
+
+
+def test_the_hard_budget_is_used_where_the_literal_rule_leaves_it(rng):
+    """The measured failure: the authors' cost-weighted rule keeps to a few cheap features
+    whatever the budget. Cost-agnostic splits (exponent 0) within the hard budget spend more
+    as the budget grows."""
+    X = rng.normal(size=(200, 20))
+    y = (X[:, :8].sum(axis=1) + rng.normal(size=200) > 0).astype(int)
+    costs = rng.uniform(0.1, 1.0, size=20)
+    budgets = [1.0, 2.0, 4.0]
+
+    def spent(exponent, hard_budget):
+        records = run_method(
+            "budget_rf",
+            X,
+            y,
+            costs,
+            budgets,
+            [0],
+            seed=2,
+            n_trees_max=10,
+            cost_exponents=[exponent],
+            hard_budget=hard_budget,
+        ).records
+        return [costs[record["features"]].sum() for record in records]
+
+    agnostic = spent(0, True)
+    assert agnostic == sorted(agnostic) and agnostic[-1] > agnostic[0] + 1
+    assert agnostic[-1] > max(spent(1, False)) + 1
+
+
+def test_exponent_zero_ignores_the_costs(problem):
+    X, y, costs = problem
+    forests = [
+        grow_budget_forest(X, y, c, 2, budget=np.inf, seed=5, cost_exponent=0, n_trees_max=4)
+        for c in (costs, np.ones_like(costs))
+    ]
+    for one, other in zip(forests[0].trees, forests[1].trees, strict=True):
+        assert np.array_equal(one.feature, other.feature)
+        assert np.array_equal(one.threshold, other.threshold, equal_nan=True)
+
+
+def test_a_forest_the_budget_never_constrained_serves_every_larger_budget(problem):
+    X, y, costs = problem
+    budgets = [0.3, 1.0, 2.5, 6.0, 20.0]
+    shared = grow_budget_forests(
+        X, y, costs, budgets, [0, 4], seed=9, cost_exponents=[0, 1], n_trees_max=4
+    )
+    for (alpha, exponent, budget), (forest, k) in shared.items():
+        alone = grow_budget_forest(
+            X, y, costs, alpha, budget=budget, seed=9, cost_exponent=exponent, n_trees_max=4
+        )
+        assert k == len(alone.trees)
+        assert np.array_equal(forest.features(k), alone.features(k))
+        assert forest.oob_mmce[k] == alone.oob_mmce[k]
 
 
 def test_same_seed_same_selection(problem):
@@ -180,11 +304,14 @@ def test_same_seed_same_selection(problem):
         assert a["ensemble_oob_mmce"] == b["ensemble_oob_mmce"]
 
 
-def test_stored_forests_give_test_metrics(problem):
+@pytest.mark.parametrize("hard_budget", [True, False])
+def test_stored_forests_give_test_metrics(problem, hard_budget):
     X, y, costs = problem
-    # the smallest budget fits no tree: its forest is empty for every alpha
+    # the smallest budget fits no feature
     budgets = [costs.min() / 2, 1.0, 3.0]
-    selection = run_method("budget_rf", X, y, costs, budgets, [0, 6], seed=3, n_trees_max=4)
+    selection = run_method(
+        "budget_rf", X, y, costs, budgets, [0, 6], seed=3, n_trees_max=4, hard_budget=hard_budget
+    )
     records, arrays = selection.records, selection.artifacts
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
@@ -192,13 +319,25 @@ def test_stored_forests_give_test_metrics(problem):
     with np.load(buffer, allow_pickle=False) as stored:
         arrays = {name: stored[name] for name in stored.files}
     metrics = budget_rf.ensemble_test_metrics(arrays, X, y, costs).set_index(
-        ["value", "ensemble_trees"]
+        ["value", "cost_exponent", "budget"]
     )
+    assert len(metrics) == len(records)
     for record in records:
-        row = metrics.loc[(record["value"], record["ensemble_trees"])]
+        row = metrics.loc[(record["value"], record["cost_exponent"], record["budget"])]
         # on the training rows, the stored forests reproduce the acquisition cost of select
         assert row["ensemble_test_acquisition_cost"] == pytest.approx(
             record["expected_acquisition_cost"]
         )
         assert 0 <= row["ensemble_test_mmce"] <= 1
-    assert metrics.loc[(0, 0), "ensemble_test_mmce"] == pytest.approx(min(y.mean(), 1 - y.mean()))
+        if record["budget"] == budgets[0]:
+            assert row["ensemble_test_acquisition_cost"] == 0
+
+
+def test_the_selector_takes_the_exponent_with_the_lowest_ensemble_oob_error(problem):
+    X, y, costs = problem
+    records = run_method("budget_rf", X, y, costs, [2.0], [2], seed=1, n_trees_max=4).records
+    best = min(records, key=lambda r: (r["ensemble_oob_mmce"], r["expected_acquisition_cost"]))
+    selector = costfs.BudgetRFSelector(
+        feature_costs=costs, budget=2.0, alpha=2, n_trees_max=4, random_state=1
+    ).fit(X, y)
+    assert np.array_equal(selector.selected_features_, best["features"])

@@ -16,8 +16,9 @@ name is the method's name, its config key (`methods.<name>`), its workflow wildc
 - `colour`: its colour in the figures (a stable colour from its name when not given).
 
 and implements `select` (and, where it has a cost-free part, `prepare`). Optional hooks with
-defaults: `evaluation_columns` (extra columns of the method's own model on the test rows) and
-`schedule` (a model schedule, one cost-accuracy curve per run).
+defaults: `evaluation_columns` (extra columns of the method's own model on the test rows),
+`schedule` (a model schedule, one cost-accuracy curve per run) and `choose_record` (the
+selector's pick where a method returns several records per hyperparameter value and budget).
 
 From the declaration come the config schema's `methods` part and the rows of config/README.md
 (`costfs.method_docs`, kept current by a test), the workflow's jobs and their parameters, and
@@ -116,6 +117,15 @@ def choice(*values: str) -> dict:
     return {"enum": list(values)}
 
 
+def numbers(minimum: float = 0) -> dict:
+    return {
+        "type": "array",
+        "items": {"type": "number", "minimum": minimum},
+        "minItems": 1,
+        "uniqueItems": True,
+    }
+
+
 def positive_integers() -> dict:
     return {
         "type": "array",
@@ -143,7 +153,7 @@ POSITIVE_DELTA = Parameter(
 """The BCR option shared by the step-wise methods (STS, its variant, forward selection)."""
 
 
-def describe_schema(schema: Mapping) -> str:
+def describe_schema(schema: Mapping, *, plural: bool = False) -> str:
     """A short human reading of a parameter schema, for the documentation tables."""
     if "anyOf" in schema:
         return " or ".join(describe_schema(part) for part in schema["anyOf"])
@@ -153,7 +163,7 @@ def describe_schema(schema: Mapping) -> str:
         return f"`{schema['const']}`"
     kind = schema.get("type")
     if kind == "array":
-        return f"list of {describe_schema(schema['items'])}s"
+        return f"list of {describe_schema(schema['items'], plural=True)}"
     bounds = []
     for key, sign in (
         ("minimum", "≥"),
@@ -163,7 +173,7 @@ def describe_schema(schema: Mapping) -> str:
     ):
         if key in schema:
             bounds.append(f"{sign} {schema[key]:g}")
-    return " ".join([{"null": "null"}.get(kind, kind), *bounds])
+    return " ".join([f"{kind}s" if plural else kind, *bounds])
 
 
 @dataclass
@@ -253,6 +263,13 @@ class Method:
         """Extra columns of `runs.parquet` from the method's own model on the test rows, one
         row per row of `selection` (the selection table). The default: none."""
         return None
+
+    def choose_record(self, records: Sequence[dict]) -> dict:
+        """The selector's result among the records of one hyperparameter value and budget: a
+        method that also tunes a parameter over a grid of its own (BudgetRF's cost exponents)
+        returns one record per grid point and picks here. The default: the only record."""
+        (record,) = records
+        return record
 
     def schedule(self, artifacts: Mapping[str, np.ndarray]):
         """The model schedule (a cost-accuracy curve) kept in a run's artifacts, as a table

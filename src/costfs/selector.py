@@ -98,7 +98,7 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
             engine=method.engine_for(engine),
             **method.stage_parameters(values, "select"),
         )
-        (record,) = selection.records
+        record = method.choose_record(selection.records)
         self.selected_features_ = np.asarray(record["features"], dtype=int)
         self.total_cost_ = float(costs[self.selected_features_].sum())
         self.support_ = np.zeros(X.shape[1], dtype=bool)

@@ -1,23 +1,32 @@
-"""BudgetRF (Nan et al. 2015): a forest of cost-aware greedy trees, grown while it fits the budget.
+"""BudgetRF (Nan et al. 2015): a forest of cost-aware greedy trees under a budget.
 
 GreedyTree grows one tree on a bootstrap sample with the threshold-Pairs impurity F_alpha on
 class counts and minimax splits: per feature, the threshold minimising the larger impurity of
-the two children; then the feature minimising c(t) / (F(S) - max_i F(S_i)). A node is a leaf
-when F(S) = 0, when no split lowers the larger child impurity below F(S), or when no split
-leaves `min_leaf` bootstrap draws on both sides. As in the authors' code, c(t) is the feature's
-own cost wherever it is used; `paid_features_free=True` makes features already used on the path
-to a node cost 0 there.
+the two children; then the feature minimising c(t)^xi / (F(S) - max_i F(S_i)), xi the cost
+exponent (xi = 1 is the authors' rule, xi = 0 cost-agnostic). A node is a leaf when F(S) = 0,
+when no split lowers the larger child impurity below F(S), or when no split leaves `min_leaf`
+bootstrap draws on both sides.
 
-The forest adds trees while the union of their features fits the budget: the first tree that
-would exceed it is not added, and growth stops (or at `n_trees_max` trees). The protocol's
-result is that union. Tree i of every alpha uses the same bootstrap sample (seeded from
-(seed, i)), and all budgets share one sequence of trees per alpha, cut where the budget binds.
+Two ways to meet the protocol's hard budget on the union of the features used:
 
-Besides the feature set, each record carries the forest's own majority-vote OOB error and its
-expected acquisition cost (the mean over training rows of the summed cost of the distinct
-features the forest evaluates for that row: the paper's cost notion).
-`select` also keeps the grown forests as flat arrays, from which `ensemble_test_metrics`
-gives the forests' own test error and acquisition cost.
+- `hard_budget` (the default): every tree grows within what is left of the budget. A split on
+  a feature not yet paid for is eligible only if its cost fits the rest; a feature in the
+  paid union (earlier trees, or earlier nodes of this tree) costs 0 from then on. All
+  `n_trees_max` trees are added, each adding its new features to the union. A forest grown
+  for a budget the budget never constrained (no split was ruled out) is also the forest of
+  every larger budget, so it is grown once.
+- the literal adaptation (`hard_budget: false`): trees grow as in the authors' code, where c(t)
+  is the feature's own cost wherever it is used (`paid_features_free=True` makes features
+  already used on the path to a node cost 0 there), and are added while the union of their
+  features fits the budget: the first tree that would exceed it is not added, and growth
+  stops. All budgets share one sequence of trees per (alpha, xi), cut where the budget binds.
+
+Tree i of every (alpha, xi, budget) uses the same bootstrap sample (seeded from (seed, i)).
+The protocol's result is the union of the forest's features; each record also carries the
+forest's own majority-vote OOB error and its expected acquisition cost (the mean over training
+rows of the summed cost of the distinct features the forest evaluates for that row: the
+paper's cost notion). `select` keeps the forests as flat arrays, from which
+`ensemble_test_metrics` gives their own test error and acquisition cost.
 """
 
 from collections.abc import Mapping, Sequence
@@ -27,9 +36,17 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from costfs.bcr import BUDGET_TOLERANCE
+from costfs.bcr import BUDGET_TOLERANCE, ratio_ranks
 from costfs.forest import majority_class
-from costfs.method import Hyperparameter, Method, Parameter, Selection, boolean, integer
+from costfs.method import (
+    Hyperparameter,
+    Method,
+    Parameter,
+    Selection,
+    boolean,
+    integer,
+    numbers,
+)
 from costfs.seeds import derive_seed
 
 LEAF = -1
@@ -115,6 +132,27 @@ class SortedColumns:
         return cls(order=order, tied=np.flatnonzero((values[:, 1:] == values[:, :-1]).any(axis=1)))
 
 
+@dataclass
+class BudgetLedger:
+    """The features a forest has paid for under a hard budget, updated as trees grow."""
+
+    costs: np.ndarray
+    budget: float
+    paid: np.ndarray
+    constrained: bool = False
+    """Whether the budget ruled out a split that impurity alone would have allowed."""
+
+    @classmethod
+    def empty(cls, costs: np.ndarray, budget: float) -> "BudgetLedger":
+        return cls(costs=costs, budget=budget, paid=np.zeros(costs.size, dtype=bool))
+
+    def affordable(self, features: np.ndarray) -> np.ndarray:
+        left = self.budget - float(self.costs[self.paid].sum())
+        fits = self.paid[features] | (self.costs[features] <= left + BUDGET_TOLERANCE)
+        self.constrained |= not fits.all()
+        return fits
+
+
 def grow_greedy_tree(
     X: np.ndarray,
     sorted_columns: SortedColumns,
@@ -123,15 +161,19 @@ def grow_greedy_tree(
     costs: np.ndarray,
     *,
     alpha: float,
+    cost_exponent: float = 1.0,
     min_leaf: int = 1,
     paid_features_free: bool = False,
+    ledger: BudgetLedger | None = None,
     tie_label: int = 0,
 ) -> GreedyTree:
     """GreedyTree on the rows drawn `draws[r]` times (a bootstrap sample as counts).
 
-    Ties: features by lower ratio, then lower cost, then larger impurity decrease, then lower
-    index; within a feature, the cut with the smallest pair product, then the lowest
-    threshold. A leaf with tied class counts predicts `tie_label`.
+    With a `ledger`, only splits the budget affords are eligible, features it has paid for
+    cost 0, and every split on a new feature pays for it. Ties: features by lower ratio, then
+    lower cost, then larger impurity decrease, then lower index; within a feature, the cut
+    with the smallest pair product, then the lowest threshold. A leaf with tied class counts
+    predicts `tie_label`.
     """
     n_features = X.shape[1]
     columns = X.T
@@ -165,13 +207,20 @@ def grow_greedy_tree(
         cut, worse = _minimax_cuts(draws[order], ones_drawn[order], alpha, min_leaf, distinct)
         decrease = impurity - worse
         candidates = np.flatnonzero(decrease > 0)
+        if ledger is not None:
+            candidates = candidates[ledger.affordable(candidates)]
         if candidates.size == 0:
             continue
         price = costs[candidates].copy()
-        if paid_features_free:
+        if ledger is not None:
+            price[ledger.paid[candidates]] = 0.0
+        elif paid_features_free:
             price[np.isin(candidates, list(paid))] = 0.0
-        ratio = price / decrease[candidates]
-        best_position = np.lexsort((candidates, -decrease[candidates], price, ratio))[0]
+        # 0^0 = 1: with exponent 0 every feature, paid or not, weighs the same.
+        ratio = price**cost_exponent / decrease[candidates]
+        best_position = np.lexsort((candidates, -decrease[candidates], price, ratio_ranks(ratio)))[
+            0
+        ]
         best = candidates[best_position]
         k = cut[best]
         below, above = columns[best, order[best, k]], columns[best, order[best, k + 1]]
@@ -179,6 +228,8 @@ def grow_greedy_tree(
         # Rounding can put the midpoint of adjacent floats on the upper value.
         threshold[node] = middle if middle < above else below
         feature[node] = int(best)
+        if ledger is not None:
+            ledger.paid[best] = True
         goes_left = np.zeros(X.shape[0], dtype=bool)
         goes_left[order[best, : k + 1]] = True
         to_left = goes_left[order]
@@ -202,14 +253,18 @@ def bootstrap_draws(seed: int, tree: int, n_rows: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class BudgetForest:
-    """The trees of one alpha in the order they were added, with per-prefix summaries:
-    entry k of each array describes the forest of the first k trees (k = 0 .. len(trees))."""
+    """The trees of one (alpha, cost exponent) in the order they were added, with per-prefix
+    summaries: entry k of each array describes the forest of the first k trees."""
 
     alpha: float
+    cost_exponent: float
     trees: list[GreedyTree]
     union_cost: np.ndarray
     oob_mmce: np.ndarray
     acquisition_cost: np.ndarray
+    constrained: bool = False
+    """Grown under a hard budget that ruled out some split (else it is the forest of every
+    larger budget too)."""
 
     def trees_within(self, budget: float) -> int:
         """The number of leading trees whose features fit `budget`."""
@@ -236,14 +291,17 @@ def grow_budget_forest(
     costs: np.ndarray,
     alpha: float,
     *,
-    max_budget: float,
+    budget: float,
     seed: int,
+    cost_exponent: float = 1.0,
+    hard_budget: bool = True,
     n_trees_max: int = 40,
     min_leaf: int = 1,
     paid_features_free: bool = False,
     sorted_columns: SortedColumns | None = None,
 ) -> BudgetForest:
-    """Trees for one alpha, added while the union of their features costs at most `max_budget`.
+    """Trees for one (alpha, cost exponent) within `budget`: grown within what is left of it
+    (`hard_budget`), or added while the union of their features fits it (the literal rule).
 
     The OOB error of the first k trees is over the training rows out of bag for at least one
     of them (the majority class's error for k = 0); tied votes go to the majority class.
@@ -252,6 +310,7 @@ def grow_budget_forest(
     if sorted_columns is None:
         sorted_columns = SortedColumns.of(X)
     tie_label = majority_class(y)
+    ledger = BudgetLedger.empty(costs, budget) if hard_budget else None
     used = np.zeros(X.shape[1], dtype=bool)
     acquired = np.zeros(X.shape, dtype=bool)
     votes_for_one = np.zeros(n_rows)
@@ -267,14 +326,16 @@ def grow_budget_forest(
             draws,
             costs,
             alpha=alpha,
+            cost_exponent=cost_exponent,
             min_leaf=min_leaf,
             paid_features_free=paid_features_free,
+            ledger=ledger,
             tie_label=tie_label,
         )
         with_tree = used.copy()
         with_tree[tree.used_features()] = True
         cost = float(costs[with_tree].sum())
-        if cost > max_budget + BUDGET_TOLERANCE:
+        if cost > budget + BUDGET_TOLERANCE:
             break
         used = with_tree
         trees.append(tree)
@@ -287,10 +348,12 @@ def grow_budget_forest(
         acquisition_cost.append(float((acquired @ costs).mean()))
     return BudgetForest(
         alpha=float(alpha),
+        cost_exponent=float(cost_exponent),
         trees=trees,
         union_cost=np.array(union_cost),
         oob_mmce=np.array(oob_mmce),
         acquisition_cost=np.array(acquisition_cost),
+        constrained=ledger is not None and ledger.constrained,
     )
 
 
@@ -298,50 +361,84 @@ def grow_budget_forests(
     X: np.ndarray,
     y: np.ndarray,
     costs: np.ndarray,
-    max_budget: float,
+    budgets: Sequence[float],
     alphas: Sequence[float],
     *,
     seed: int,
+    cost_exponents: Sequence[float] = (1.0,),
+    hard_budget: bool = True,
     n_trees_max: int = 40,
     min_leaf: int = 1,
     paid_features_free: bool = False,
     n_jobs: int = 1,
-) -> list[BudgetForest]:
-    """One forest per alpha (grown `n_jobs` at a time; the result does not depend on it)."""
+) -> dict[tuple[float, float, float], tuple[BudgetForest, int]]:
+    """(alpha, cost exponent, budget) -> (forest, number of its leading trees the budget takes),
+    for every combination; the (alpha, cost exponent) pairs are grown `n_jobs` at a time (the
+    result does not depend on it)."""
     X = np.asarray(X, dtype=float)
     y = np.asarray(y).astype(np.intp)
     costs = np.asarray(costs, dtype=float)
     sorted_columns = SortedColumns.of(X)
-    return Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(grow_budget_forest)(
-            X,
-            y,
-            costs,
-            alpha,
-            max_budget=max_budget,
-            seed=seed,
-            n_trees_max=n_trees_max,
-            min_leaf=min_leaf,
-            paid_features_free=paid_features_free,
-            sorted_columns=sorted_columns,
-        )
-        for alpha in alphas
+    options = dict(
+        seed=seed,
+        hard_budget=hard_budget,
+        n_trees_max=n_trees_max,
+        min_leaf=min_leaf,
+        paid_features_free=paid_features_free,
+        sorted_columns=sorted_columns,
     )
 
+    def forests_of(alpha: float, exponent: float) -> dict:
+        if not hard_budget:
+            shared = grow_budget_forest(
+                X, y, costs, alpha, budget=max(budgets), cost_exponent=exponent, **options
+            )
+            return {budget: (shared, shared.trees_within(budget)) for budget in budgets}
+        forests = {}
+        unconstrained = None
+        for budget in sorted(budgets):
+            forest = unconstrained or grow_budget_forest(
+                X, y, costs, alpha, budget=budget, cost_exponent=exponent, **options
+            )
+            if not forest.constrained:
+                unconstrained = forest
+            forests[budget] = (forest, len(forest.trees))
+        return forests
 
-def forests_to_arrays(forests: Sequence[BudgetForest], tie_label: int) -> dict[str, np.ndarray]:
-    """The forests as flat arrays for `np.savez`: forest f has alpha `alpha[f]` and the next
-    `n_trees[f]` trees; tree t has nodes `node_start[t]:node_start[t+1]` (child indices within
-    the tree). `tie_label` is the training majority class, which takes tied votes."""
-    trees = [tree for forest in forests for tree in forest.trees]
+    pairs = [(float(alpha), float(exponent)) for alpha in alphas for exponent in cost_exponents]
+    grown = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(forests_of)(alpha, exponent) for alpha, exponent in pairs
+    )
+    return {
+        (alpha, exponent, budget): entry
+        for (alpha, exponent), forests in zip(pairs, grown, strict=True)
+        for budget, entry in forests.items()
+    }
+
+
+ForestKey = tuple[float, float, float]
+"""(alpha, cost exponent, budget) of a stored forest."""
+
+
+def forests_to_arrays(
+    forests: Mapping[ForestKey, Sequence[GreedyTree]], tie_label: int
+) -> dict[str, np.ndarray]:
+    """The forests as flat arrays for `np.savez`: forest f has key (`alpha[f]`,
+    `cost_exponent[f]`, `budget[f]`) and the next `n_trees[f]` trees; tree t has nodes
+    `node_start[t]:node_start[t+1]` (child indices within the tree). `tie_label` is the
+    training majority class, which takes tied votes."""
+    trees = [tree for forest in forests.values() for tree in forest]
 
     def joined(name, dtype):
         parts = [getattr(tree, name) for tree in trees]
         return np.concatenate([np.empty(0, dtype=dtype), *parts]).astype(dtype)
 
+    keys = np.array(list(forests), dtype=float).reshape(-1, 3)
     return {
-        "alpha": np.array([forest.alpha for forest in forests], dtype=float),
-        "n_trees": np.array([len(forest.trees) for forest in forests], dtype=np.int64),
+        "alpha": keys[:, 0],
+        "cost_exponent": keys[:, 1],
+        "budget": keys[:, 2],
+        "n_trees": np.array([len(forest) for forest in forests.values()], dtype=np.int64),
         "node_start": np.cumsum([0] + [tree.feature.size for tree in trees], dtype=np.int64),
         "node_feature": joined("feature", np.int32),
         "node_threshold": joined("threshold", float),
@@ -352,8 +449,8 @@ def forests_to_arrays(forests: Sequence[BudgetForest], tie_label: int) -> dict[s
     }
 
 
-def trees_from_arrays(arrays: Mapping[str, np.ndarray]) -> dict[float, list[GreedyTree]]:
-    """The trees of each alpha in the order they were added (inverse of `forests_to_arrays`)."""
+def trees_from_arrays(arrays: Mapping[str, np.ndarray]) -> dict[ForestKey, list[GreedyTree]]:
+    """The trees of each forest in the order they were added (inverse of `forests_to_arrays`)."""
     start = arrays["node_start"]
     trees = []
     for t in range(start.size - 1):
@@ -368,16 +465,20 @@ def trees_from_arrays(arrays: Mapping[str, np.ndarray]) -> dict[float, list[Gree
             )
         )
     first = np.cumsum(np.concatenate([[0], arrays["n_trees"]]))
-    return {float(alpha): trees[first[f] : first[f + 1]] for f, alpha in enumerate(arrays["alpha"])}
+    keys = zip(arrays["alpha"], arrays["cost_exponent"], arrays["budget"], strict=True)
+    return {
+        (float(alpha), float(exponent), float(budget)): trees[first[f] : first[f + 1]]
+        for f, (alpha, exponent, budget) in enumerate(keys)
+    }
 
 
 def ensemble_test_metrics(
     forests: Mapping[str, np.ndarray], X_test: np.ndarray, y_test: np.ndarray, costs: np.ndarray
 ) -> pd.DataFrame:
-    """The stored forests' own test MMCE (majority vote, ties to the training majority class)
-    and expected acquisition cost per test row, for every alpha and every number of leading
-    trees: columns `value` (alpha), `ensemble_trees`, `ensemble_test_mmce`,
-    `ensemble_test_acquisition_cost` -- joined to a selection on (`value`, `ensemble_trees`).
+    """Each stored forest's own test MMCE (majority vote, ties to the training majority class)
+    and expected acquisition cost per test row: columns `value` (alpha), `cost_exponent`,
+    `budget`, `ensemble_test_mmce`, `ensemble_test_acquisition_cost` -- joined to a selection
+    on its first three.
 
     `forests` is the array dict `select` keeps (`forests_to_arrays`).
     """
@@ -386,33 +487,34 @@ def ensemble_test_metrics(
     costs = np.asarray(costs, dtype=float)
     tie_label = int(forests["tie_label"])
     rows = []
-    for alpha, trees in trees_from_arrays(forests).items():
+    for (alpha, exponent, budget), trees in trees_from_arrays(forests).items():
         acquired = np.zeros(X_test.shape, dtype=bool)
         votes_for_one = np.zeros(y_test.size)
-        for k in range(len(trees) + 1):
-            if k:
-                votes_for_one += trees[k - 1].route(X_test, acquired)
-            twice = 2 * votes_for_one
-            predicted = np.where(twice > k, 1, np.where(twice < k, 0, tie_label))
-            rows.append(
-                {
-                    "value": alpha,
-                    "ensemble_trees": k,
-                    "ensemble_test_mmce": float(np.mean(predicted != y_test)),
-                    "ensemble_test_acquisition_cost": float((acquired @ costs).mean()),
-                }
-            )
+        for tree in trees:
+            votes_for_one += tree.route(X_test, acquired)
+        twice = 2 * votes_for_one
+        n_trees = len(trees)
+        predicted = np.where(twice > n_trees, 1, np.where(twice < n_trees, 0, tie_label))
+        rows.append(
+            {
+                "value": alpha,
+                "cost_exponent": exponent,
+                "budget": budget,
+                "ensemble_test_mmce": float(np.mean(predicted != y_test)),
+                "ensemble_test_acquisition_cost": float((acquired @ costs).mean()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 class BudgetRF(Method):
     summary = (
         "BudgetRF (Nan et al.): GreedyTrees with the threshold-Pairs impurity and minimax "
-        "cost-weighted splits on bootstrap samples, added while their features fit the budget; "
-        "α tuned by OOB error. `runs.parquet` also gets the ensemble's own "
-        "`ensemble_oob_mmce`, `ensemble_test_mmce` and expected per-example acquisition cost "
-        "(`expected_acquisition_cost` on training rows, `ensemble_test_acquisition_cost` on "
-        "test rows)"
+        "splits weighted by cost^ξ on bootstrap samples, each grown within what is left of the "
+        "budget; (α, ξ) tuned by OOB error. `runs.parquet` also gets `cost_exponent` and the "
+        "ensemble's own `ensemble_oob_mmce`, `ensemble_test_mmce` and expected per-example "
+        "acquisition cost (`expected_acquisition_cost` on training rows, "
+        "`ensemble_test_acquisition_cost` on test rows)"
     )
     hyperparameter = Hyperparameter(
         "alpha",
@@ -423,19 +525,28 @@ class BudgetRF(Method):
     )
     parameters = (
         Parameter(
-            "n_trees_max",
-            integer(),
-            40,
-            "at most this many GreedyTrees; trees are added while the union of their features "
-            "fits the budget",
+            "cost_exponents",
+            numbers(),
+            [0, 0.5, 1],
+            "exponents ξ of the split rule c(t)^ξ / impurity decrease (1: the authors' rule, "
+            "0: cost-agnostic), tuned together with alpha (the selector takes the pair with "
+            "the lowest ensemble OOB error)",
         ),
+        Parameter(
+            "hard_budget",
+            boolean(),
+            True,
+            "grow every tree within what is left of the budget, paid features free; false: "
+            "the literal adaptation, trees added while the union of their features fits",
+        ),
+        Parameter("n_trees_max", integer(), 40, "at most this many GreedyTrees"),
         Parameter("min_leaf", integer(), 1, "smallest leaf (in bootstrap draws)"),
         Parameter(
             "paid_features_free",
             boolean(),
             False,
-            "a feature already used on the path to a node costs 0 there (the authors' code "
-            "keeps costs static)",
+            "literal adaptation only: a feature already used on the path to a node costs 0 "
+            "there (the authors' code keeps costs static)",
         ),
     )
     colour = "#CC79A7"
@@ -452,51 +563,73 @@ class BudgetRF(Method):
         seed,
         n_jobs,
         engine,
+        cost_exponents,
+        hard_budget,
         n_trees_max,
         min_leaf,
         paid_features_free,
     ):
-        """Per (alpha, budget): the sorted `features` of the forest's trees that fit,
-        `ensemble_trees`, `ensemble_oob_mmce`, `expected_acquisition_cost`; the forests are
-        kept as arrays (`forests_to_arrays`)."""
+        """Per (alpha, cost exponent, budget): the sorted `features` of the forest's trees
+        that fit, `cost_exponent`, `ensemble_trees`, `ensemble_oob_mmce`,
+        `expected_acquisition_cost`; the forests are kept as arrays (`forests_to_arrays`)."""
         costs = np.asarray(costs, dtype=float)
-        forests = grow_budget_forests(
+        grown = grow_budget_forests(
             X,
             y,
             costs,
-            max(budgets),
+            budgets,
             grid,
             seed=seed,
+            cost_exponents=cost_exponents,
+            hard_budget=hard_budget,
             n_trees_max=n_trees_max,
             min_leaf=min_leaf,
             paid_features_free=paid_features_free,
             n_jobs=n_jobs,
         )
-        records = []
-        for alpha, forest in zip(grid, forests, strict=True):
-            for budget in budgets:
-                k = forest.trees_within(budget)
-                records.append(
-                    {
-                        "value": alpha,
-                        "budget": budget,
-                        "features": forest.features(k),
-                        "ensemble_trees": k,
-                        "ensemble_oob_mmce": float(forest.oob_mmce[k]),
-                        "expected_acquisition_cost": float(forest.acquisition_cost[k]),
-                    }
-                )
+        records, kept = [], {}
+        for alpha in grid:
+            for exponent in cost_exponents:
+                for budget in budgets:
+                    key = (float(alpha), float(exponent), float(budget))
+                    forest, k = grown[key]
+                    kept[key] = forest.trees[:k]
+                    records.append(
+                        {
+                            "value": alpha,
+                            "budget": budget,
+                            "features": forest.features(k),
+                            "cost_exponent": float(exponent),
+                            "ensemble_trees": k,
+                            "ensemble_oob_mmce": float(forest.oob_mmce[k]),
+                            "expected_acquisition_cost": float(forest.acquisition_cost[k]),
+                        }
+                    )
         tie_label = majority_class(np.asarray(y).astype(np.intp))
-        return Selection(records, forests_to_arrays(forests, tie_label))
+        return Selection(records, forests_to_arrays(kept, tie_label))
+
+    def choose_record(self, records):
+        """The cost exponent with the lowest ensemble OOB error (ties: lower cost, then lower
+        exponent)."""
+        return min(
+            records,
+            key=lambda r: (
+                r["ensemble_oob_mmce"],
+                r["expected_acquisition_cost"],
+                r["cost_exponent"],
+            ),
+        )
 
     def evaluation_columns(self, selection, artifacts, X_test, y_test, costs):
-        """The forest's own test MMCE and acquisition cost per test row, for each selection."""
+        """Each selection's forest's own test MMCE and acquisition cost per test row."""
         metrics = ensemble_test_metrics(artifacts, X_test, y_test, costs)
-        keys = selection[["value", "ensemble_trees"]].astype({"value": float})
-        joined = keys.merge(
-            metrics, on=["value", "ensemble_trees"], how="left", validate="many_to_one"
+        keys = ["value", "cost_exponent", "budget"]
+        joined = (
+            selection[keys]
+            .astype(float)
+            .merge(metrics, on=keys, how="left", validate="many_to_one")
         )
-        return joined.drop(columns=["value", "ensemble_trees"])
+        return joined.drop(columns=keys)
 
 
 BudgetRFSelector = BudgetRF.selector("BudgetRFSelector")
