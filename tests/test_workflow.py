@@ -98,9 +98,15 @@ def expected_rows(method: str) -> int:
 
 def test_runs_table_has_one_row_per_problem_rep_method_xi_budget(study):
     runs = pd.read_parquet(study / "runs.parquet")
-    assert runs.groupby("method").size().to_dict() == {
-        method: expected_rows(method) for method in TINY["methods"]
-    }
+    cell = ["problem", "rep", "hyperparameter_value", "budget"]
+    assert {
+        method: len(rows[cell].drop_duplicates()) for method, rows in runs.groupby("method")
+    } == {method: expected_rows(method) for method in TINY["methods"]}
+    # one row per cell, but BudgetRF has one per cost exponent
+    per_cell = runs.groupby(["method", *cell], dropna=False).size()
+    exponents = load_method("budget_rf").defaults()["cost_exponents"]
+    assert set(per_cell.drop("budget_rf")) == {1}
+    assert set(per_cell["budget_rf"]) == {len(exponents)}
     expected = {
         "problem",
         "kind",
