@@ -92,6 +92,21 @@ def test_keys_that_do_not_fit_together_are_named(change, message):
         Study(with_defaults(config))
 
 
+def test_own_data_keys_are_checked(tmp_path):
+    (tmp_path / "costs.csv").write_text("feature,cost\n")
+    config = tiny()
+    wdbc = config["real_data"]["datasets"]["wdbc"]
+    wdbc["path"] = "missing.csv"
+    with pytest.raises(StudyError, match=r"wdbc.path: file 'missing.csv' does not exist"):
+        Study(config, working_directory=tmp_path)
+    del wdbc["path"]
+    wdbc["costs"] = "costs.csv"
+    assert list(Study(config, working_directory=tmp_path).real_problems("wdbc")) == ["wdbc"]
+    wdbc["n_cost_vectors"] = 2
+    with pytest.raises(StudyError, match="n_cost_vectors draws random costs, but costs gives"):
+        Study(config, working_directory=tmp_path)
+
+
 def test_a_commands_code_covers_the_command_line_layer_and_storage():
     closure = module_closure(["cli.py", "commands/realdata.py"])
     assert {"cli.py", "commands/__init__.py", "commands/realdata.py", "storage.py"} <= set(closure)

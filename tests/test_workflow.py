@@ -380,3 +380,42 @@ def test_edge_budgets_are_valid_rows(faulty_study):
     assert (above["n_selected"] > 0).all()
     summary = pd.read_parquet(results / "summary.parquet")
     assert set(summary["budget"]) == {0.05, 100} and summary["mmce_mean"].notna().all()
+
+
+def test_own_data_from_a_path_with_a_costs_file(tmp_path):
+    """A researcher's data set given by `path` (Parquet here) with its costs file: the costs are
+    the file's, by column name, and every selection is recorded by name at its true cost."""
+    frame = pd.read_csv(SHARED_DATA / "wdbc.csv.gz").iloc[:, list(range(8)) + [-1]]
+    frame.to_parquet(tmp_path / "clinic.parquet")
+    names = list(frame.columns[:-1])
+    costs = pd.Series(np.linspace(0.25, 2.0, len(names)), index=names)
+    costs.rename_axis("feature").rename("cost").reset_index().to_csv(
+        tmp_path / "costs.csv", index=False
+    )
+    directory = write_study(
+        tmp_path / "study",
+        n_rep=2,
+        simulation={**TINY["simulation"], "settings": []},
+        real_data={
+            "datasets": {
+                "clinic": {
+                    "path": str(tmp_path / "clinic.parquet"),
+                    "costs": str(tmp_path / "costs.csv"),
+                    "budgets": [1.0, 3.0],
+                }
+            }
+        },
+        methods={"auc": {}, "sts": {"trees_per_depth": 20}, "random_fill": {}},
+    )
+    results = run_study(directory, cores=2)
+    runs = pd.read_parquet(results / "runs.parquet")
+    assert set(runs["problem"]) == {"clinic"} and set(runs["method"]) == {
+        "auc",
+        "sts",
+        "random_fill",
+    }
+    for row in runs.itertuples():
+        assert list(row.feature_names) == [names[j] for j in row.features]
+        assert row.cost == pytest.approx(costs[list(row.feature_names)].sum())
+        assert row.cost <= row.budget + 1e-9
+    assert runs["n_selected"].max() > 1

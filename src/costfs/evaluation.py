@@ -1,6 +1,7 @@
 """Evaluation (RF paper, section 3.5): one Random Forest refit per distinct selected set."""
 
 import time
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -12,8 +13,8 @@ from costfs.seeds import derive_seed
 def evaluate_feature_sets(
     X: np.ndarray,
     y: np.ndarray,
-    X_test: np.ndarray,
-    y_test: np.ndarray,
+    X_test: np.ndarray | None,
+    y_test: np.ndarray | None,
     feature_sets: list[tuple[int, ...]],
     *,
     n_trees: int,
@@ -24,7 +25,7 @@ def evaluate_feature_sets(
     """One forest per distinct set: its OOB and test error, seeded from the sorted set itself.
 
     Seeding from the set (not from the method or the order of evaluation) gives the same
-    numbers for the same set wherever it is selected.
+    numbers for the same set wherever it is selected. Without test data the test error is NaN.
     """
     rows = []
     for features in sorted(set(feature_sets)):
@@ -33,7 +34,7 @@ def evaluate_feature_sets(
         oob, test = forest_errors(
             X[:, columns],
             y,
-            X_test[:, columns],
+            None if X_test is None else X_test[:, columns],
             y_test,
             n_trees=n_trees,
             seed=derive_seed(*seed_parts, "evaluate", features),
@@ -71,11 +72,13 @@ def run_table(
     *,
     identity: dict,
     engine: str,
+    feature_names: Sequence[str],
     extra_columns: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The rows of `runs.parquet` for one selection table: the selection, `extra_columns` of
     the method's own model, the run's `identity` (problem, kind, dataset, rep, method), and per
-    row the set's size, cost and refit errors (`results` of `evaluate_feature_sets`)."""
+    row the set's size, cost, refit errors (`results` of `evaluate_feature_sets`) and
+    `feature_names` (the selected columns by name)."""
     sets = [tuple(int(j) for j in features) for features in selection["features"]]
     if extra_columns is not None:
         selection = pd.concat([selection, extra_columns.set_axis(selection.index)], axis=1)
@@ -89,5 +92,6 @@ def run_table(
         test_mmce=by_set.loc[sets, "test_mmce"].to_numpy(),
         engine=engine,
         selection_engine=selection_engine,
+        feature_names=[[str(feature_names[j]) for j in s] for s in sets],
     ).rename(columns={"value": "hyperparameter_value"})
     return runs[RUN_KEYS + [column for column in runs.columns if column not in RUN_KEYS]]

@@ -7,13 +7,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from costfs.validation import DataError, check_binary_target, check_feature_frame
+from costfs.validation import DataError, check_binary_target, check_costs, check_feature_frame
 
 
 @dataclass(frozen=True)
 class DataSource:
-    """Where a real data set comes from: `kind` is `csv` (`location` is the file),
-    `sklearn` (a `sklearn.datasets` loader) or `openml` (a data id, cached under `cache`)."""
+    """Where a real data set comes from: `kind` is `file` (`location` is a CSV, .csv.gz or
+    Parquet file), `sklearn` (a `sklearn.datasets` loader) or `openml` (a data id, cached
+    under `cache`)."""
 
     kind: str
     location: str
@@ -28,20 +29,18 @@ def choose_source(
     data_dir: str | None,
     exists: Callable[[Path], bool] = Path.exists,
 ) -> DataSource:
-    """The first source of the data set that is there, in the order `<data_dir>/<name>.csv.gz`,
-    `<data_dir>/<name>.csv`, a scikit-learn loader, OpenML by id."""
+    """The data set's `path` if it has one; else the first source that is there, in the order
+    `<data_dir>/<name>.csv.gz`, `<data_dir>/<name>.csv`, a scikit-learn loader, OpenML by id."""
+    target, positive_class = source.get("target", "target"), source.get("positive_class", 1)
+    if source.get("path"):
+        return DataSource("file", str(source["path"]), target, positive_class)
     if data_dir:
         directory = Path(data_dir)
         if not directory.is_dir():
             raise DataError(f"data_dir {str(directory)!r} does not exist or is not a directory")
         for candidate in (directory / f"{name}.csv.gz", directory / f"{name}.csv"):
             if exists(candidate):
-                return DataSource(
-                    "csv",
-                    str(candidate),
-                    source.get("target", "target"),
-                    source.get("positive_class", 1),
-                )
+                return DataSource("file", str(candidate), target, positive_class)
     if source.get("sklearn_loader"):
         return DataSource(
             "sklearn", source["sklearn_loader"], "target", source["sklearn_positive_class"]
@@ -81,6 +80,40 @@ def table_to_arrays(
         )
     y = check_binary_target(matches.to_numpy(), len(frame), f"{source} target {target!r}")
     return features.to_numpy(dtype=float), y, [str(c) for c in features.columns]
+
+
+COST_COLUMNS = ("feature", "cost")
+
+
+def costs_from_table(table: pd.DataFrame, feature_names: list[str], source: str) -> np.ndarray:
+    """Each feature's own cost from a table with columns `feature` and `cost`, in the order of
+    `feature_names`: every feature needs exactly one positive cost, and every row must name a
+    feature of the data."""
+    absent = [column for column in COST_COLUMNS if column not in table.columns]
+    if absent:
+        raise DataError(
+            f"{source}: a costs file needs the columns feature and cost; missing {absent}, "
+            f"found {list(table.columns)}"
+        )
+    extra = [column for column in table.columns if column not in COST_COLUMNS]
+    if extra:
+        raise DataError(
+            f"{source}: unexpected columns {extra}; a costs file has the columns feature and "
+            "cost (shared-cost groups are not supported yet)"
+        )
+    names = table["feature"].astype(str)
+    repeated = sorted(set(names[names.duplicated()]))
+    if repeated:
+        raise DataError(f"{source}: features listed more than once: {repeated[:5]}")
+    values = pd.to_numeric(table["cost"], errors="coerce")
+    for name, raw, value in zip(names, table["cost"], values, strict=True):
+        if not np.isfinite(value) or value <= 0:
+            raise DataError(
+                f"{source}: feature {name!r} has cost {raw!r}; costs must be positive numbers"
+            )
+    return check_costs(
+        pd.Series(values.to_numpy(), index=names), len(feature_names), source, feature_names
+    )
 
 
 def degenerate_columns(X: np.ndarray, names: list[str]) -> list[str]:

@@ -83,6 +83,20 @@ class Study:
                 f"(relative to the working directory {working_directory})"
             )
         for name, dataset in self.real["datasets"].items():
+            key = f"config key real_data.datasets.{name}"
+            for file_key in ("path", "costs"):
+                if dataset.get(file_key) and not (working_directory / dataset[file_key]).is_file():
+                    raise StudyError(
+                        f"{key}.{file_key}: file {dataset[file_key]!r} does not exist (relative "
+                        f"to the working directory {working_directory})"
+                    )
+            if dataset.get("costs") and "n_cost_vectors" in dataset:
+                raise StudyError(
+                    f"{key}: n_cost_vectors draws random costs, but costs gives the costs; "
+                    "remove one of the two"
+                )
+            if dataset.get("path"):
+                continue
             has_csv = directory and any(
                 (directory / f"{name}{suffix}").exists() for suffix in (".csv", ".csv.gz")
             )
@@ -104,7 +118,7 @@ class Study:
     # Problems and data.
 
     def real_problems(self, dataset: str) -> list[str]:
-        vectors = self.real["datasets"][dataset]["n_cost_vectors"]
+        vectors = self.real["datasets"][dataset].get("n_cost_vectors", 1)
         return [dataset] if vectors == 1 else [f"{dataset}_c{k}" for k in range(1, vectors + 1)]
 
     def problem_names(self, kind: str) -> list[str]:

@@ -65,19 +65,25 @@ def as_json(value):
     return json.dumps(value, sort_keys=True)
 
 
-def cost_source(wildcards):
+def cost_sources(wildcards):
     problem = PROBLEMS[wildcards.problem]
     if problem.kind == "simulated":
-        return "results/design/simulation.npz"
-    return f"results/data/real/{problem.dataset}/full.npz"
+        return {"design": "results/design/simulation.npz"}
+    sources = {"dataset": f"results/data/real/{problem.dataset}/full.npz"}
+    costs_file = REAL["datasets"][problem.dataset].get("costs")
+    if costs_file:
+        sources["costs_file"] = costs_file
+    return sources
 
 
 def cost_arguments(wildcards, input):
     problem = PROBLEMS[wildcards.problem]
     if problem.kind == "simulated":
-        return f"--design {input} --cost-type {problem.cost_type}"
+        return f"--design {input.design} --cost-type {problem.cost_type}"
+    if input.get("costs_file"):
+        return shlex.join(["--dataset", input.dataset, "--costs-file", input.costs_file])
     low, high = REAL["cost_range"]
-    return f"--dataset {input} --cost-range {low} {high}"
+    return f"--dataset {input.dataset} --cost-range {low} {high}"
 
 
 def selection_inputs(wildcards):

@@ -94,7 +94,7 @@ rule split_real_data:
 
 rule draw_costs:
     input:
-        cost_source,
+        unpack(cost_sources),
     output:
         "results/costs/{problem}.npz",
     params:

@@ -1,9 +1,11 @@
-"""A problem's cost vector: the design's (simulated settings) or drawn from U(low, high)."""
+"""A problem's cost vector: the design's (simulated settings), a real data set's costs file or
+drawn from U(low, high)."""
 
 import logging
 
 from costfs import realdata, storage
 from costfs.commands import OUT, STUDY_SEED, add_command
+from costfs.commands.realdata import read_table_file
 from costfs.seeds import derive_rng
 
 log = logging.getLogger("costfs")
@@ -12,6 +14,10 @@ log = logging.getLogger("costfs")
 def draw_costs(args) -> None:
     if args.design:
         costs = storage.read_arrays(args.design)[f"costs_{args.cost_type}"]
+    elif args.costs_file:
+        names = [str(name) for name in storage.read_arrays(args.dataset)["feature_names"]]
+        table = read_table_file(args.costs_file)
+        costs = realdata.costs_from_table(table, names, args.costs_file)
     else:
         n_features = storage.read_arrays(args.dataset)["X"].shape[1]
         rng = derive_rng(args.study_seed, "costs", args.problem)
@@ -32,4 +38,5 @@ def register(commands) -> None:
         (["--cost-type"], {}),
         (["--dataset"], {}),
         (["--cost-range"], {"type": float, "nargs": 2, "default": [0.1, 1.0]}),
+        (["--costs-file"], {"help": "CSV with columns feature, cost"}),
     )

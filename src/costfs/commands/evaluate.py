@@ -53,6 +53,7 @@ def evaluate(args) -> None:
             "method": args.method,
         },
         engine=engine,
+        feature_names=train["feature_names"],
         extra_columns=extra_columns,
     )
     storage.write_table(args.out, runs)

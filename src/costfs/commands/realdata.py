@@ -1,6 +1,7 @@
 """Real data sets: reading one from its source, and its replicates' train/test splits."""
 
 import logging
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,10 +15,22 @@ from costfs.validation import DataError
 log = logging.getLogger("costfs")
 
 
+def read_table_file(path: str) -> pd.DataFrame:
+    """A CSV (also gzipped) or Parquet file as a table."""
+    if not Path(path).is_file():
+        raise DataError(f"{path}: no such file (relative to {Path.cwd()})")
+    try:
+        if path.endswith((".parquet", ".pq")):
+            return pd.read_parquet(path)
+        return pd.read_csv(path)
+    except (ValueError, OSError, pd.errors.ParserError) as error:
+        raise DataError(f"{path}: cannot be read as a table ({error})") from None
+
+
 def read_source(name: str, source: DataSource) -> tuple[pd.DataFrame, str]:
     """The data set's table and a description of where it came from."""
-    if source.kind == "csv":
-        return pd.read_csv(source.location), source.location
+    if source.kind == "file":
+        return read_table_file(source.location), source.location
     if source.kind == "sklearn":
         import sklearn.datasets
 
