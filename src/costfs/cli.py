@@ -1,14 +1,16 @@
-"""The `costfs` command the workflow rules call: `costfs <subcommand> ...`.
+"""The `costfs` command: `costfs select` and `costfs init-study` for one data set, and the
+subcommands the workflow rules call (`costfs <subcommand> ...`).
 
 Each subcommand lives in a module of `costfs.commands` (reading files, calling the package,
 writing files atomically); only the module of the subcommand that runs is imported. Every
-subcommand logs to stderr (the rule redirects it to its log file).
+subcommand logs to stderr (a rule redirects it to its log file).
 """
 
 import argparse
 import importlib
 import logging
 import sys
+import warnings
 
 from threadpoolctl import threadpool_limits
 
@@ -22,8 +24,10 @@ COMMANDS = {
     "load-dataset": "realdata",
     "split-data": "realdata",
     "draw-costs": "costs",
-    "prepare": "methods",
-    "select": "methods",
+    "prepare-method": "methods",
+    "select-features": "methods",
+    "select": "select",
+    "init-study": "select",
     "evaluate": "evaluate",
     "aggregate": "aggregate",
     "tabulate-findings": "aggregate",
@@ -45,6 +49,10 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    # sklearnex logs every accelerated call, and warns whenever some row's OOB vote share of a
+    # class is 0 (a routine outcome, not a lack of OOB votes).
+    logging.getLogger("sklearnex").setLevel(logging.WARNING)
+    warnings.filterwarnings("ignore", message="Some inputs do not have OOB scores")
     argv = sys.argv[1:] if argv is None else argv
     args = parser(argv[0] if argv else None).parse_args(argv)
     # A job uses the threads Snakemake gave it and no more: BLAS's own threads would compete

@@ -15,7 +15,7 @@ rule prepare_method:
     benchmark:
         "benchmarks/prepare_method/{method}/{dataset}/rep~{rep}.tsv"
     shell:
-        "costfs prepare --study-seed {params.seed} --method {wildcards.method}"
+        "costfs prepare-method --study-seed {params.seed} --method {wildcards.method}"
         " --dataset {wildcards.dataset} --rep {wildcards.rep} --data {input.training_data}"
         " --params {params.method_params:q} --engine {params.engine} --threads {threads}"
         " --out {output} 2> {log}"
@@ -44,7 +44,7 @@ rule select_features:
     benchmark:
         "benchmarks/select_features/{method}/{problem}/rep~{rep}.tsv"
     shell:
-        "costfs select --study-seed {params.seed} --method {wildcards.method}"
+        "costfs select-features --study-seed {params.seed} --method {wildcards.method}"
         " --dataset {params.dataset} --rep {wildcards.rep} --data {input.training_data}"
         " --costs {input.costs} {params.prepared} --budgets {params.budgets:q}"
         " --grid {params.grid:q} --params {params.method_params:q} --engine {params.engine}"

@@ -91,10 +91,10 @@ def register(commands) -> None:
         (["--rep"], {"type": int, "required": True}),
         (["--data"], {"required": True}),
     ]
-    add_command(commands, "prepare", prepare, OUT, *run)
+    add_command(commands, "prepare-method", prepare, OUT, *run)
     add_command(
         commands,
-        "select",
+        "select-features",
         select,
         OUT,
         *run,

@@ -1,0 +1,198 @@
+"""One data set without a study: `costfs select` prints a selection for each budget, and
+`costfs init-study` writes a study config for the data set."""
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from costfs import realdata, single_run, storage
+from costfs.commands import THREADS, add_command
+from costfs.commands.realdata import read_table_file
+from costfs.methods import load_method, method_names
+
+log = logging.getLogger("costfs")
+
+
+def _read_problem(args) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+    frame = read_table_file(args.data)
+    X, y, names = realdata.table_to_arrays(frame, args.target, args.positive_class, args.data)
+    costs = realdata.costs_from_table(read_table_file(args.costs), names, args.costs)
+    return X, y, names, costs
+
+
+def _value(text: str) -> float | str:
+    if text == "tuned":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"expected 'tuned' or a number, got {text!r}") from None
+
+
+def select(args) -> None:
+    X, y, names, costs = _read_problem(args)
+    log.info("%s: %d rows x %d features, total cost %.4g", args.data, *X.shape, costs.sum())
+    table = single_run.select_once(
+        X,
+        y,
+        costs,
+        args.budget,
+        method=args.method,
+        value=args.xi,
+        seed=args.seed,
+        n_trees=args.n_trees,
+        n_jobs=args.threads,
+        progress=lambda message: log.info("%s", message),
+    )
+    hyperparameter = load_method(args.method).hyperparameter
+    results = [
+        {
+            "budget": row.budget,
+            **({} if hyperparameter is None else {hyperparameter.name: row.value}),
+            "features": [names[j] for j in row.features],
+            "cost": row.cost,
+            "oob_mmce": row.oob_mmce,
+        }
+        for row in table.itertuples()
+    ]
+    document = {"data": args.data, "costs": args.costs, "method": args.method, "results": results}
+    if args.out:
+        storage.write_text(Path(args.out), json.dumps(document, indent=2) + "\n")
+    print(_report(results, hyperparameter.name if hyperparameter else None))
+
+
+def _report(results: list[dict], hyperparameter: str | None) -> str:
+    """The selection of one budget in full; several budgets as a cost-accuracy table."""
+    if len(results) == 1:
+        (result,) = results
+        lines = [f"budget {result['budget']:g}: {len(result['features'])} features"]
+        lines += [f"  {name}" for name in result["features"]]
+        lines.append(
+            f"total cost {result['cost']:.4g}, OOB error of a refit {result['oob_mmce']:.4f}"
+        )
+        if hyperparameter:
+            lines.append(f"{hyperparameter} = {result[hyperparameter]:g}")
+        return "\n".join(lines)
+    header = [
+        "budget",
+        *([hyperparameter] if hyperparameter else []),
+        "cost",
+        "oob_mmce",
+        "features",
+    ]
+    lines = ["\t".join(header)]
+    for result in results:
+        cells = [f"{result['budget']:g}"]
+        if hyperparameter:
+            cells.append(f"{result[hyperparameter]:g}")
+        cells += [
+            f"{result['cost']:.4g}",
+            f"{result['oob_mmce']:.4f}",
+            ", ".join(result["features"]),
+        ]
+        lines.append("\t".join(cells))
+    return "\n".join(lines)
+
+
+STUDY_METHODS = ("auc", "pfi", "sts", "random_fill")
+"""The paper's cheap methods and the chance baseline: `init-study`'s methods, with forward
+selection added for data sets of at most `FORWARD_SELECTION_MAX_FEATURES` features."""
+
+FORWARD_SELECTION_MAX_FEATURES = 50
+
+
+def init_study(args) -> None:
+    X, _, names, costs = _read_problem(args)
+    name = args.name or Path(args.data).name.split(".")[0]
+    budgets = suggested_budgets(costs)
+    methods = [*STUDY_METHODS, *(["fs"] if X.shape[1] <= FORWARD_SELECTION_MAX_FEATURES else [])]
+    method_lines = "\n".join(f"  {method}: {{}}" for method in methods)
+    others = ", ".join(m for m in method_names() if m not in methods)
+    sys.stdout.write(
+        f"""# Study of {name} ({X.shape[0]} rows x {X.shape[1]} features), written by
+# `costfs init-study`. Run it with: snakemake --cores N --configfile THIS_FILE
+# config/README.md documents every key.
+seed: 1
+n_rep: 10  # random train/test splits; the results report their mean and interval
+engine: auto
+
+simulation:
+  settings: []  # no simulated data: only your data set
+
+real_data:
+  train_fraction: 0.6666666666666666
+  datasets:
+    {name}:
+      path: {json.dumps(str(args.data))}
+      costs: {json.dumps(str(args.costs))}
+      target: {json.dumps(args.target)}
+      positive_class: {json.dumps(args.positive_class)}
+      # Suggested from the costs (total {costs.sum():.4g}, cheapest {costs.min():.4g}):
+      # about 10%, 25% and 50% of the total cost.
+      budgets: {json.dumps(budgets)}
+
+xi_grid: [0, 0.5, 1, 2]
+strategies: [agnostic, simple, tuned]
+
+evaluation:
+  n_trees: 500
+
+methods:
+{method_lines}
+  # More: {others} (see config/README.md)
+"""
+    )
+
+
+def suggested_budgets(costs: np.ndarray) -> list[float]:
+    """About 10%, 25% and 50% of the total cost, each at least the cheapest feature, rounded
+    to two significant digits."""
+    total, cheapest = float(costs.sum()), float(costs.min())
+    budgets = sorted({float(f"{max(share * total, cheapest):.2g}") for share in (0.1, 0.25, 0.5)})
+    return budgets
+
+
+def _data_arguments():
+    return (
+        (["data"], {"help": "the data: CSV, .csv.gz or Parquet, features and a target column"}),
+        (["--costs"], {"required": True, "help": "CSV with columns feature,cost"}),
+        (["--target"], {"default": "target", "help": "the target column (default: target)"}),
+        (
+            ["--positive-class"],
+            {"default": "1", "help": "the target value mapped to 1, all others to 0 (default: 1)"},
+        ),
+    )
+
+
+def register(commands) -> None:
+    add_command(
+        commands,
+        "select",
+        select,
+        *_data_arguments(),
+        (["--budget"], {"type": float, "nargs": "+", "required": True}),
+        (["--method"], {"default": "sts", "choices": method_names()}),
+        (
+            ["--xi"],
+            {
+                "type": _value,
+                "default": "tuned",
+                "help": "the method's hyperparameter (ξ; BudgetRF: α): a number, or tuned "
+                "(lowest OOB error of a refit over the default grid)",
+            },
+        ),
+        (["--seed"], {"type": int, "default": 0}),
+        (["--n-trees"], {"type": int, "default": 500, "help": "trees of the refits"}),
+        (["--out"], {"help": "also write the result as JSON to this file"}),
+        THREADS,
+    )
+    add_command(
+        commands,
+        "init-study",
+        init_study,
+        *_data_arguments(),
+        (["--name"], {"help": "the data set's name in the study (default: the file's name)"}),
+    )

@@ -1,0 +1,108 @@
+"""One data set without a study: `costfs select`, `costfs init-study` and costs files."""
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+import costfs
+from costfs import cli
+from costfs.methods import load_method
+from costfs.realdata import costs_from_table
+from costfs.study import Study
+from costfs.validation import DataError
+from tests.test_study import with_defaults
+
+
+@pytest.fixture
+def own_data(tmp_path, shared_data):
+    """wdbc as a researcher's CSV, with a costs file keyed by column name (shuffled rows)."""
+    frame = pd.read_csv(shared_data / "wdbc.csv.gz")
+    data = tmp_path / "wdbc.csv"
+    frame.to_csv(data, index=False)
+    names = [column for column in frame.columns if column != "target"]
+    rng = np.random.default_rng(5)
+    costs = pd.DataFrame({"feature": names, "cost": np.round(rng.uniform(0.1, 1.0, len(names)), 2)})
+    costs_file = tmp_path / "costs.csv"
+    costs.sample(frac=1, random_state=1).to_csv(costs_file, index=False)
+    return frame, data, costs.set_index("feature")["cost"], costs_file
+
+
+@pytest.mark.parametrize("method", ["auc", "sts"])
+def test_select_command_equals_the_python_selector(own_data, tmp_path, method, capsys):
+    frame, data, costs, costs_file = own_data
+    out = tmp_path / "result.json"
+    arguments = ["select", str(data), "--costs", str(costs_file), "--budget", "2.5"]
+    arguments += ["--method", method, "--xi", "1", "--seed", "3", "--out", str(out)]
+    assert cli.main(arguments) == 0
+    (result,) = json.loads(out.read_text())["results"]
+    X = frame.drop(columns="target")
+    selector_class = getattr(costfs, load_method(method).selector_name)
+    options = {"trees_per_depth": 500} if method == "sts" else {}
+    selector = selector_class(
+        feature_costs=costs.to_dict(), budget=2.5, xi=1.0, random_state=3, **options
+    ).fit(X, frame["target"])
+    assert result["features"] == list(selector.get_feature_names_out())
+    assert result["cost"] == pytest.approx(selector.total_cost_)
+    assert result["cost"] == pytest.approx(costs[result["features"]].sum())
+    assert result["xi"] == 1.0 and 0 <= result["oob_mmce"] <= 0.5
+    assert "OOB error of a refit" in capsys.readouterr().out
+
+
+def test_select_command_tunes_xi_over_several_budgets(own_data, tmp_path, capsys):
+    _, data, costs, costs_file = own_data
+    out = tmp_path / "result.json"
+    arguments = ["select", str(data), "--costs", str(costs_file), "--budget", "1", "4"]
+    assert cli.main([*arguments, "--method", "auc", "--out", str(out)]) == 0
+    results = json.loads(out.read_text())["results"]
+    assert [r["budget"] for r in results] == [1.0, 4.0]
+    for result in results:
+        assert result["xi"] in (0, 0.5, 1, 2)
+        assert result["cost"] <= result["budget"] + 1e-9
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split("\t") == ["budget", "xi", "cost", "oob_mmce", "features"]
+    assert len(table) == 3
+
+
+def test_init_study_writes_a_config_the_study_accepts(own_data, tmp_path, capsys):
+    _, data, costs, costs_file = own_data
+    assert cli.main(["init-study", str(data), "--costs", str(costs_file)]) == 0
+    config = yaml.safe_load(capsys.readouterr().out)
+    dataset = config["real_data"]["datasets"]["wdbc"]
+    assert dataset["path"] == str(data) and dataset["costs"] == str(costs_file)
+    assert max(dataset["budgets"]) < costs.sum() and min(dataset["budgets"]) >= costs.min()
+    study = Study(with_defaults(config), working_directory=tmp_path)
+    assert list(study.problems) == ["wdbc"]
+    assert "fs" in study.methods  # 30 features: forward selection is affordable
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ({"feature": ["a", "b"], "price": [1, 2]}, "needs the columns feature and cost"),
+        ({"feature": ["a", "b"], "cost": [1, 2], "group": ["g", "g"]}, "unexpected columns"),
+        ({"feature": ["a", "a", "b"], "cost": [1, 1, 2]}, "listed more than once: ['a']"),
+        ({"feature": ["a", "b"], "cost": [1, 0]}, "feature 'b' has cost 0"),
+        ({"feature": ["a", "b"], "cost": [1, "cheap"]}, "feature 'b' has cost 'cheap'"),
+        ({"feature": ["a", "b"], "cost": [1, None]}, "feature 'b' has cost"),
+        ({"feature": ["a"], "cost": [1]}, "no cost for ['b']"),
+        ({"feature": ["a", "b", "z"], "cost": [1, 2, 3]}, "unknown features ['z']"),
+    ],
+)
+def test_costs_file_errors_name_the_file_feature_and_value(rows, message):
+    with pytest.raises(DataError, match="^costs.csv: .*" + re.escape(message)):
+        costs_from_table(pd.DataFrame(rows), ["a", "b"], "costs.csv")
+
+
+def test_costs_file_in_column_order():
+    table = pd.DataFrame({"feature": ["b", "a"], "cost": [2.0, 0.5]})
+    assert costs_from_table(table, ["a", "b"], "costs.csv").tolist() == [0.5, 2.0]
+
+
+def test_select_command_names_a_missing_file(tmp_path, caplog):
+    arguments = ["select", str(tmp_path / "nope.csv"), "--costs", "c.csv", "--budget", "1"]
+    assert cli.main(arguments) == 2
+    assert "nope.csv: no such file" in caplog.text
