@@ -16,6 +16,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import costfs
 from costfs.bcr import BUDGET_TOLERANCE
+from costfs.costs import FeatureCosts
 from costfs.method import Method, Selection
 from costfs.method_docs import DOCUMENTS, updated
 from costfs.methods import load_method, method_names
@@ -81,7 +82,15 @@ def test_the_selector_signature_follows_the_declaration(method):
     assert all(p.kind == p.KEYWORD_ONLY for p in signature.parameters.values())
     names = list(signature.parameters)
     assert [p.name for p in declared.parameters] == [n for n in names if n in declared.defaults()]
-    expected = {"feature_costs", "budget", "random_state", "n_jobs", *declared.defaults()}
+    expected = {
+        "feature_costs",
+        "feature_groups",
+        "group_costs",
+        "budget",
+        "random_state",
+        "n_jobs",
+        *declared.defaults(),
+    }
     if declared.hyperparameter is not None:
         expected.add(declared.hyperparameter.name)
     if declared.has_preparation:
@@ -134,6 +143,29 @@ def test_budget_is_never_exceeded(method, rng):
             features = np.asarray(record["features"])
             assert np.array_equal(features, np.unique(features))
             assert costs[features].sum() <= record["budget"] + BUDGET_TOLERANCE
+
+
+def test_shared_group_costs_are_paid_once_and_the_budget_holds(method, rng):
+    """Features 0, 1, 3 share a group of cost 0.6, paid once: every selection's true cost
+    (own costs plus each used group once) fits its budget, and the selector reports it."""
+    X = rng.normal(size=(120, 6))
+    y = (X[:, 0] + X[:, 1] + X[:, 3] + rng.normal(scale=0.5, size=120) > 0).astype(int)
+    own = np.array([0.2, 0.3, 0.4, 0.2, 0.5, 0.6])
+    costs = FeatureCosts.grouped(own, ["lab", "lab", None, "lab", None, None], {"lab": 0.6})
+    budgets = [0.5, 1.0, 1.6]
+    selection = run_method(method, X, y, costs, budgets, grid_of(method), seed=1, **small(method))
+    for record in selection.records:
+        assert costs.total(record["features"]) <= record["budget"] + BUDGET_TOLERANCE
+    selector = small_selector(
+        method,
+        feature_costs=own,
+        feature_groups=["lab", "lab", None, "lab", None, None],
+        group_costs={"lab": 0.6},
+        budget=1.6,
+        random_state=1,
+    ).fit(X, y)
+    assert selector.total_cost_ == pytest.approx(costs.total(selector.selected_features_))
+    assert selector.total_cost_ <= 1.6 + BUDGET_TOLERANCE
 
 
 def test_empty_set_when_nothing_fits(method, problem):

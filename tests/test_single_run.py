@@ -52,6 +52,31 @@ def test_select_command_equals_the_python_selector(own_data, tmp_path, method, c
     assert "OOB error of a refit" in capsys.readouterr().out
 
 
+def test_select_command_with_a_shared_cost_group_equals_the_python_selector(own_data, tmp_path):
+    frame, data, costs, _ = own_data
+    blood = ["mean radius", "worst radius", "mean texture"]
+    table = costs.rename_axis("feature").rename("cost").reset_index()
+    table["group"] = ["blood" if name in blood else "" for name in table["feature"]]
+    table.to_csv(tmp_path / "grouped.csv", index=False)
+    out = tmp_path / "result.json"
+    arguments = ["select", str(data), "--costs", str(tmp_path / "grouped.csv")]
+    arguments += ["--group-costs", "blood=2.1", "--budget", "4", "--method", "pfi", "--xi", "0"]
+    assert cli.main([*arguments, "--seed", "2", "--out", str(out)]) == 0
+    (result,) = json.loads(out.read_text())["results"]
+    selector = costfs.PermutationImportanceFilter(
+        feature_costs=costs.to_dict(),
+        feature_groups=dict.fromkeys(blood, "blood"),
+        group_costs={"blood": 2.1},
+        budget=4.0,
+        xi=0.0,
+        random_state=2,
+    ).fit(frame.drop(columns="target"), frame["target"])
+    assert result["features"] == list(selector.get_feature_names_out())
+    shared = 2.1 if set(blood) & set(result["features"]) else 0.0
+    assert result["cost"] == pytest.approx(costs[result["features"]].sum() + shared)
+    assert result["cost"] == pytest.approx(selector.total_cost_)
+
+
 def test_select_command_tunes_xi_over_several_budgets(own_data, tmp_path, capsys):
     _, data, costs, costs_file = own_data
     out = tmp_path / "result.json"
@@ -80,26 +105,46 @@ def test_init_study_writes_a_config_the_study_accepts(own_data, tmp_path, capsys
 
 
 @pytest.mark.parametrize(
-    ("rows", "message"),
+    ("rows", "group_costs", "message"),
     [
-        ({"feature": ["a", "b"], "price": [1, 2]}, "needs the columns feature and cost"),
-        ({"feature": ["a", "b"], "cost": [1, 2], "group": ["g", "g"]}, "unexpected columns"),
-        ({"feature": ["a", "a", "b"], "cost": [1, 1, 2]}, "listed more than once: ['a']"),
-        ({"feature": ["a", "b"], "cost": [1, 0]}, "feature 'b' has cost 0"),
-        ({"feature": ["a", "b"], "cost": [1, "cheap"]}, "feature 'b' has cost 'cheap'"),
-        ({"feature": ["a", "b"], "cost": [1, None]}, "feature 'b' has cost"),
-        ({"feature": ["a"], "cost": [1]}, "no cost for ['b']"),
-        ({"feature": ["a", "b", "z"], "cost": [1, 2, 3]}, "unknown features ['z']"),
+        ({"feature": ["a", "b"], "price": [1, 2]}, None, "needs the columns feature and cost"),
+        ({"feature": ["a", "b"], "cost": [1, 2], "note": ["x", "y"]}, None, "unexpected columns"),
+        ({"feature": ["a", "a", "b"], "cost": [1, 1, 2]}, None, "listed more than once: ['a']"),
+        ({"feature": ["a", "b"], "cost": [1, 0]}, None, "feature 'b' has cost 0"),
+        ({"feature": ["a", "b"], "cost": [1, "cheap"]}, None, "feature 'b' has cost 'cheap'"),
+        ({"feature": ["a", "b"], "cost": [1, None]}, None, "feature 'b' has cost"),
+        ({"feature": ["a"], "cost": [1]}, None, "no cost for ['b']"),
+        ({"feature": ["a", "b", "z"], "cost": [1, 2, 3]}, None, "unknown features ['z']"),
+        (
+            {"feature": ["a", "b"], "cost": [1, 2], "group": ["blood", None]},
+            {"urine": 1.0},
+            "no shared cost for group(s) ['blood']",
+        ),
+        (
+            {"feature": ["a", "b"], "cost": [1, 2], "group": ["blood", None]},
+            {"blood": -2.0},
+            "shared cost of group 'blood' is -2.0",
+        ),
+        ({"feature": ["a", "b"], "cost": [1, 2]}, {"blood": 2.0}, "has no group column"),
     ],
 )
-def test_costs_file_errors_name_the_file_feature_and_value(rows, message):
-    with pytest.raises(DataError, match="^costs.csv: .*" + re.escape(message)):
-        costs_from_table(pd.DataFrame(rows), ["a", "b"], "costs.csv")
+def test_costs_file_errors_name_the_file_feature_and_value(rows, group_costs, message):
+    with pytest.raises(DataError, match="^costs.csv.*: .*" + re.escape(message)):
+        costs_from_table(pd.DataFrame(rows), ["a", "b"], "costs.csv", group_costs)
+
+
+def test_costs_file_with_a_shared_cost_group():
+    table = pd.DataFrame(
+        {"feature": ["b", "a", "c"], "cost": [2.0, 0.5, 1.0], "group": ["lab", "lab", ""]}
+    )
+    costs = costs_from_table(table, ["a", "b", "c"], "costs.csv", {"lab": 3.0})
+    assert costs.own.tolist() == [0.5, 2.0, 1.0]
+    assert costs.total([0, 1]) == 5.5 and costs.total([2]) == 1.0
 
 
 def test_costs_file_in_column_order():
     table = pd.DataFrame({"feature": ["b", "a"], "cost": [2.0, 0.5]})
-    assert costs_from_table(table, ["a", "b"], "costs.csv").tolist() == [0.5, 2.0]
+    assert costs_from_table(table, ["a", "b"], "costs.csv").own.tolist() == [0.5, 2.0]
 
 
 def test_select_command_names_a_missing_file(tmp_path, caplog):

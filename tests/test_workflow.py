@@ -383,15 +383,17 @@ def test_edge_budgets_are_valid_rows(faulty_study):
 
 
 def test_own_data_from_a_path_with_a_costs_file(tmp_path):
-    """A researcher's data set given by `path` (Parquet here) with its costs file: the costs are
-    the file's, by column name, and every selection is recorded by name at its true cost."""
+    """A researcher's data set given by `path` (Parquet here) with its costs file and one
+    shared-cost group: the costs are the file's, by column name, and every selection is
+    recorded by name at its true cost (own costs plus the group's once)."""
     frame = pd.read_csv(SHARED_DATA / "wdbc.csv.gz").iloc[:, list(range(8)) + [-1]]
     frame.to_parquet(tmp_path / "clinic.parquet")
     names = list(frame.columns[:-1])
     costs = pd.Series(np.linspace(0.25, 2.0, len(names)), index=names)
-    costs.rename_axis("feature").rename("cost").reset_index().to_csv(
-        tmp_path / "costs.csv", index=False
-    )
+    blood = set(names[:3])  # one draw, paid once
+    table = costs.rename_axis("feature").rename("cost").reset_index()
+    table["group"] = ["blood" if name in blood else "" for name in names]
+    table.to_csv(tmp_path / "costs.csv", index=False)
     directory = write_study(
         tmp_path / "study",
         n_rep=2,
@@ -401,7 +403,8 @@ def test_own_data_from_a_path_with_a_costs_file(tmp_path):
                 "clinic": {
                     "path": str(tmp_path / "clinic.parquet"),
                     "costs": str(tmp_path / "costs.csv"),
-                    "budgets": [1.0, 3.0],
+                    "group_costs": {"blood": 1.5},
+                    "budgets": [1.0, 3.0, 6.0],
                 }
             }
         },
@@ -416,6 +419,9 @@ def test_own_data_from_a_path_with_a_costs_file(tmp_path):
     }
     for row in runs.itertuples():
         assert list(row.feature_names) == [names[j] for j in row.features]
-        assert row.cost == pytest.approx(costs[list(row.feature_names)].sum())
+        shared = 1.5 if blood & set(row.feature_names) else 0.0
+        assert row.cost == pytest.approx(costs[list(row.feature_names)].sum() + shared)
         assert row.cost <= row.budget + 1e-9
     assert runs["n_selected"].max() > 1
+    # some selection uses two or more features of the draw, paying it once
+    assert any(len(blood & set(selected)) >= 2 for selected in runs["feature_names"])

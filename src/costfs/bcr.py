@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from costfs.costs import FeatureCosts
+
 BUDGET_TOLERANCE = 1e-9
 """Float slack when comparing summed costs with a budget (costs summed in another order)."""
 
@@ -50,29 +52,37 @@ def step_ratio(
     return np.where(delta < 0, delta / weight, delta * weight)
 
 
-def filter_ratio(scores: np.ndarray, costs: np.ndarray, xi: float) -> np.ndarray:
-    """BCR of a filter: score / cost^xi; larger is better."""
-    return np.asarray(scores, dtype=float) / np.asarray(costs, dtype=float) ** xi
+def filter_ratio(scores: np.ndarray, costs, xi: float) -> np.ndarray:
+    """BCR of a filter: score / cost^xi, with each feature's cost on its own (its group's
+    shared cost included); larger is better."""
+    return np.asarray(scores, dtype=float) / FeatureCosts.of(costs).standalone() ** xi
 
 
-def rank_by_ratio(ratios: np.ndarray, costs: np.ndarray) -> np.ndarray:
-    """Feature indices by decreasing ratio; ties (`ratio_ranks`) by lower cost, then lower
-    index."""
-    return np.lexsort((np.arange(ratios.size), costs, -ratio_ranks(ratios)))
+def rank_by_ratio(ratios: np.ndarray, costs) -> np.ndarray:
+    """Feature indices by decreasing ratio; ties (`ratio_ranks`) by lower cost (on its own),
+    then lower index."""
+    standalone = FeatureCosts.of(costs).standalone()
+    return np.lexsort((np.arange(ratios.size), standalone, -ratio_ranks(ratios)))
 
 
-def fill_budget(order: np.ndarray, costs: np.ndarray, budget: float) -> np.ndarray:
-    """Walk `order`, keep each feature that still fits, skip the rest; sorted selected indices."""
+def fill_budget(order: np.ndarray, costs, budget: float) -> np.ndarray:
+    """Walk `order`, keep each feature whose added cost (its own, plus its group's shared
+    cost the first time the group is used) still fits, skip the rest; sorted selected
+    indices."""
+    costs = FeatureCosts.of(costs)
+    paid = np.zeros(costs.n_features, dtype=bool)
     selected = []
     spent = 0.0
     for feature in order:
-        if spent + costs[feature] <= budget + BUDGET_TOLERANCE:
+        added = costs.added(paid, [feature])[0]
+        if spent + added <= budget + BUDGET_TOLERANCE:
             selected.append(feature)
-            spent += costs[feature]
+            paid[feature] = True
+            spent += added
     return np.sort(np.asarray(selected, dtype=int))
 
 
-def filter_selection(scores: np.ndarray, costs: np.ndarray, budget: float, xi: float) -> np.ndarray:
+def filter_selection(scores: np.ndarray, costs, budget: float, xi: float) -> np.ndarray:
     """The filters' rule: rank by score / cost^xi and fill the budget."""
     return fill_budget(rank_by_ratio(filter_ratio(scores, costs, xi), costs), costs, budget)
 
@@ -98,7 +108,7 @@ def ranking_selections(order: np.ndarray, costs: np.ndarray, budgets: list[float
                 "value": math.nan,
                 "budget": budget,
                 "features": features,
-                "unused_budget": float(budget - costs[features].sum()),
+                "unused_budget": float(budget - FeatureCosts.of(costs).total(features)),
             }
         )
     return records

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from costfs.costs import FeatureCosts
 from costfs.forest import forest_errors
 from costfs.seeds import derive_seed
 
@@ -87,7 +88,7 @@ def run_table(
     runs = selection.assign(
         **identity,
         n_selected=[len(s) for s in sets],
-        cost=[float(costs[list(s)].sum()) for s in sets],
+        cost=[FeatureCosts.of(costs).total(s) for s in sets],
         oob_mmce=by_set.loc[sets, "oob_mmce"].to_numpy(),
         test_mmce=by_set.loc[sets, "test_mmce"].to_numpy(),
         engine=engine,

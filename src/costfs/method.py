@@ -375,7 +375,12 @@ class Method:
 
     def selector_parameters(self) -> dict[str, Any]:
         """The selector's parameters and their defaults, in signature order."""
-        parameters: dict[str, Any] = {"feature_costs": None, "budget": 1.0}
+        parameters: dict[str, Any] = {
+            "feature_costs": None,
+            "feature_groups": None,
+            "group_costs": None,
+            "budget": 1.0,
+        }
         if self.hyperparameter is not None:
             parameters[self.hyperparameter.name] = self.hyperparameter.default
         # Tuples: a scikit-learn default must be immutable.
@@ -402,6 +407,10 @@ class Method:
             "Parameters (keyword-only):",
             "- feature_costs: one positive cost per column (array in column order, or a "
             "mapping / Series keyed by column name); None: every feature costs 1",
+            "- feature_groups: each grouped feature's group (mapping keyed by column name, or "
+            "one entry per column, None for no group); a group's shared cost is paid once, when "
+            "its first feature is used",
+            "- group_costs: mapping group -> shared cost (>= 0)",
             "- budget: the largest summed cost of the selected features",
         ]
         if self.hyperparameter is not None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from costfs.costs import FeatureCosts
 from costfs.validation import DataError, check_binary_target, check_costs, check_feature_frame
 
 
@@ -82,14 +83,20 @@ def table_to_arrays(
     return features.to_numpy(dtype=float), y, [str(c) for c in features.columns]
 
 
-COST_COLUMNS = ("feature", "cost")
+COST_COLUMNS = ("feature", "cost", "group")
 
 
-def costs_from_table(table: pd.DataFrame, feature_names: list[str], source: str) -> np.ndarray:
-    """Each feature's own cost from a table with columns `feature` and `cost`, in the order of
-    `feature_names`: every feature needs exactly one positive cost, and every row must name a
-    feature of the data."""
-    absent = [column for column in COST_COLUMNS if column not in table.columns]
+def costs_from_table(
+    table: pd.DataFrame,
+    feature_names: list[str],
+    source: str,
+    group_costs: dict[str, float] | None = None,
+) -> FeatureCosts:
+    """The features' costs from a table with columns `feature`, `cost` and optionally `group`,
+    in the order of `feature_names`: every feature needs exactly one positive own cost, every
+    row must name a feature of the data, and every group named needs its shared cost in
+    `group_costs`."""
+    absent = [column for column in COST_COLUMNS[:2] if column not in table.columns]
     if absent:
         raise DataError(
             f"{source}: a costs file needs the columns feature and cost; missing {absent}, "
@@ -98,8 +105,8 @@ def costs_from_table(table: pd.DataFrame, feature_names: list[str], source: str)
     extra = [column for column in table.columns if column not in COST_COLUMNS]
     if extra:
         raise DataError(
-            f"{source}: unexpected columns {extra}; a costs file has the columns feature and "
-            "cost (shared-cost groups are not supported yet)"
+            f"{source}: unexpected columns {extra}; a costs file has the columns feature, cost "
+            "and optionally group"
         )
     names = table["feature"].astype(str)
     repeated = sorted(set(names[names.duplicated()]))
@@ -111,9 +118,17 @@ def costs_from_table(table: pd.DataFrame, feature_names: list[str], source: str)
             raise DataError(
                 f"{source}: feature {name!r} has cost {raw!r}; costs must be positive numbers"
             )
-    return check_costs(
+    own = check_costs(
         pd.Series(values.to_numpy(), index=names), len(feature_names), source, feature_names
     )
+    if "group" not in table.columns:
+        if group_costs:
+            raise DataError(f"{source}: group_costs are given but the file has no group column")
+        return FeatureCosts.ungrouped(own)
+    group_of = dict(zip(names, table["group"], strict=True))
+    groups = [group_of[name] for name in feature_names]
+    groups = [None if pd.isna(group) or str(group) == "" else str(group) for group in groups]
+    return FeatureCosts.grouped(own, groups, group_costs or {}, source=f"{source} group_costs")
 
 
 def degenerate_columns(X: np.ndarray, names: list[str]) -> list[str]:

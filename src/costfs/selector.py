@@ -13,6 +13,7 @@ from costfs.validation import (
     check_budget,
     check_costs,
     check_feature_frame,
+    check_feature_groups,
     check_features,
 )
 
@@ -29,11 +30,13 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
 
     `feature_costs` is an array in column order, or a mapping / pandas Series keyed by column
     name when X is a DataFrame; None gives every feature the cost 1 (the budget is then a
-    number of features). X must be numeric and finite and y must have exactly two classes;
-    anything else raises `DataError` naming the column, row or value. Constant and duplicated
-    columns are valid features: a constant column carries no information and is never chosen
-    while an informative feature fits the budget; each copy of a duplicated column is a
-    feature with its own cost.
+    number of features). `feature_groups` and `group_costs` add shared costs: a group's cost
+    is paid once, when the first of its features is selected (`costfs.costs.FeatureCosts`);
+    `total_cost_` is the true cost of the selected set. X must be numeric and finite and y
+    must have exactly two classes; anything else raises `DataError` naming the column, row or
+    value. Constant and duplicated columns are valid features: a constant column carries no
+    information and is never chosen while an informative feature fits the budget; each copy of
+    a duplicated column is a feature with its own cost.
     """
 
     _method = None
@@ -61,14 +64,18 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
         # and column of a missing or infinite value.
         X = check_features(validate_data(self, X, dtype=float, ensure_all_finite=False))
         y = check_binary_target(y, X.shape[0])
-        costs = (
+        feature_names = getattr(self, "feature_names_in_", None)
+        own_costs = (
             np.ones(X.shape[1])
             if self.feature_costs is None
             else check_costs(
                 self.feature_costs,
                 X.shape[1],
-                feature_names=getattr(self, "feature_names_in_", None),
+                feature_names=feature_names,
             )
+        )
+        costs = check_feature_groups(
+            own_costs, self.feature_groups, self.group_costs, feature_names
         )
         budget = check_budget(self.budget)
         if not isinstance(self.n_jobs, int | np.integer) or self.n_jobs < 1:
@@ -100,7 +107,7 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
         )
         record = method.choose_record(selection.records)
         self.selected_features_ = np.asarray(record["features"], dtype=int)
-        self.total_cost_ = float(costs[self.selected_features_].sum())
+        self.total_cost_ = costs.total(self.selected_features_)
         self.support_ = np.zeros(X.shape[1], dtype=bool)
         self.support_[self.selected_features_] = True
         return self

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from costfs.aggregation import choose_strategies
+from costfs.costs import FeatureCosts
 from costfs.evaluation import evaluate_feature_sets
 from costfs.methods import load_method
 
@@ -23,7 +24,7 @@ DEFAULT_XI_GRID = (0.0, 0.5, 1.0, 2.0)
 def select_once(
     X: np.ndarray,
     y: np.ndarray,
-    costs: np.ndarray,
+    costs,
     budgets: Sequence[float],
     *,
     method: str = "sts",
@@ -36,14 +37,16 @@ def select_once(
     progress: Callable[[str], None] = lambda message: None,
 ) -> pd.DataFrame:
     """Per budget: the selected `features` (column indices), the method's hyperparameter
-    `value` (NaN without one), the set's `cost` and `oob_mmce`, the OOB error of an
-    `n_trees`-tree Random Forest refit on it.
+    `value` (NaN without one), the set's `cost` (`costs`: an array or `FeatureCosts` with
+    shared-cost groups) and `oob_mmce`, the OOB error of an `n_trees`-tree Random Forest
+    refit on it.
 
     `value` is a number, or "tuned": the value of `grid` (ξ: `DEFAULT_XI_GRID`, another
     hyperparameter: the method's default grid) whose set has the lowest refit OOB error, ties
     to the lower cost, then the lower value. With the same `seed` and a number, the features
     are those of the method's selector fit with `random_state=seed`.
     """
+    costs = FeatureCosts.of(costs)
     declared = load_method(method)
     hyperparameter = declared.hyperparameter
     if hyperparameter is None:
@@ -100,7 +103,7 @@ def select_once(
                 math.nan if hyperparameter is None else float(record["value"]) for record in records
             ],
             "features": sets,
-            "cost": [float(np.sum(costs[list(s)])) for s in sets],
+            "cost": [costs.total(s) for s in sets],
             "oob_mmce": refits.loc[sets, "oob_mmce"].to_numpy(),
         }
     )

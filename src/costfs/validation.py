@@ -3,6 +3,8 @@
 import numpy as np
 import pandas as pd
 
+from costfs.costs import FeatureCosts
+
 
 class DataError(ValueError):
     """Data or costs that cannot give a valid result."""
@@ -111,6 +113,54 @@ def _costs_by_name(costs: pd.Series, feature_names: np.ndarray | None, source: s
             f"{missing[:5]}, costs for unknown features {unknown[:5]}"
         )
     return costs.set_axis(keys).loc[names]
+
+
+def check_feature_groups(
+    own_costs: np.ndarray,
+    feature_groups: object,
+    group_costs: object,
+    feature_names: np.ndarray | None,
+    source: str = "feature_groups",
+) -> FeatureCosts:
+    """The costs with shared-cost groups: `feature_groups` maps a feature (by column name) to
+    its group, or gives one group per column (None: no group); `group_costs` maps each group
+    to its shared cost. Neither given: the plain costs."""
+    if feature_groups is None and not group_costs:
+        return FeatureCosts.ungrouped(own_costs)
+    if feature_groups is None or group_costs is None:
+        raise DataError(
+            f"{source}: feature_groups and group_costs go together; got only "
+            f"{'group_costs' if feature_groups is None else 'feature_groups'}"
+        )
+    if isinstance(feature_groups, dict | pd.Series):
+        if feature_names is None:
+            raise DataError(
+                f"{source}: groups keyed by feature name need X with column names (a DataFrame)"
+            )
+        names = [str(name) for name in feature_names]
+        unknown = sorted(str(key) for key in dict(feature_groups) if str(key) not in names)
+        if unknown:
+            raise DataError(f"{source}: unknown features {unknown[:5]}")
+        by_name = {str(key): group for key, group in dict(feature_groups).items()}
+        groups = [by_name.get(name) for name in names]
+    else:
+        groups = list(feature_groups)
+        if len(groups) != own_costs.size:
+            raise DataError(
+                f"{source}: expected {own_costs.size} entries (one per column), got {len(groups)}"
+            )
+    groups = [
+        None if group is None or pd.isna(group) or group == "" else str(group) for group in groups
+    ]
+    if not isinstance(group_costs, dict | pd.Series):
+        raise DataError(f"group_costs: a mapping group -> shared cost, got {group_costs!r}")
+    shared = {}
+    for group, cost in dict(group_costs).items():
+        try:
+            shared[str(group)] = float(cost)
+        except (TypeError, ValueError):
+            raise DataError(f"group_costs: shared cost of group {group!r} is {cost!r}") from None
+    return FeatureCosts.grouped(own_costs, groups, shared, source="group_costs")
 
 
 def check_budget(budget: object, source: str = "budget") -> float:

@@ -81,7 +81,11 @@ def cost_arguments(wildcards, input):
     if problem.kind == "simulated":
         return f"--design {input.design} --cost-type {problem.cost_type}"
     if input.get("costs_file"):
-        return shlex.join(["--dataset", input.dataset, "--costs-file", input.costs_file])
+        arguments = ["--dataset", input.dataset, "--costs-file", input.costs_file]
+        group_costs = REAL["datasets"][problem.dataset].get("group_costs")
+        if group_costs:
+            arguments += ["--group-costs", as_json(group_costs)]
+        return shlex.join(arguments)
     low, high = REAL["cost_range"]
     return f"--dataset {input.dataset} --cost-range {low} {high}"
 

@@ -3,9 +3,12 @@ drawn from U(low, high)."""
 
 import logging
 
+import numpy as np
+
 from costfs import realdata, storage
-from costfs.commands import OUT, STUDY_SEED, add_command
+from costfs.commands import OUT, STUDY_SEED, add_command, json_value
 from costfs.commands.realdata import read_table_file
+from costfs.costs import FeatureCosts
 from costfs.seeds import derive_rng
 
 log = logging.getLogger("costfs")
@@ -13,17 +16,24 @@ log = logging.getLogger("costfs")
 
 def draw_costs(args) -> None:
     if args.design:
-        costs = storage.read_arrays(args.design)[f"costs_{args.cost_type}"]
+        costs = FeatureCosts.ungrouped(storage.read_arrays(args.design)[f"costs_{args.cost_type}"])
     elif args.costs_file:
         names = [str(name) for name in storage.read_arrays(args.dataset)["feature_names"]]
         table = read_table_file(args.costs_file)
-        costs = realdata.costs_from_table(table, names, args.costs_file)
+        costs = realdata.costs_from_table(table, names, args.costs_file, args.group_costs)
     else:
         n_features = storage.read_arrays(args.dataset)["X"].shape[1]
         rng = derive_rng(args.study_seed, "costs", args.problem)
-        costs = realdata.uniform_costs(rng, n_features, *args.cost_range)
-    storage.write_arrays(args.out, {"costs": costs})
-    log.info("costs of %s: %d features, total %.3f", args.problem, costs.size, costs.sum())
+        costs = FeatureCosts.ungrouped(realdata.uniform_costs(rng, n_features, *args.cost_range))
+    arrays = costs.to_arrays() if costs.has_groups else {"costs": costs.own}
+    storage.write_arrays(args.out, arrays)
+    log.info(
+        "costs of %s: %d features, %d shared-cost groups, total %.3f",
+        args.problem,
+        costs.n_features,
+        costs.shared.size,
+        costs.total(np.arange(costs.n_features)),
+    )
 
 
 def register(commands) -> None:
@@ -38,5 +48,6 @@ def register(commands) -> None:
         (["--cost-type"], {}),
         (["--dataset"], {}),
         (["--cost-range"], {"type": float, "nargs": 2, "default": [0.1, 1.0]}),
-        (["--costs-file"], {"help": "CSV with columns feature, cost"}),
+        (["--costs-file"], {"help": "CSV with columns feature, cost and optionally group"}),
+        (["--group-costs"], {"type": json_value, "help": "JSON mapping group -> shared cost"}),
     )

@@ -5,6 +5,7 @@ import logging
 
 from costfs import evaluation, storage
 from costfs.commands import OUT, STUDY_SEED, THREADS, add_command
+from costfs.costs import FeatureCosts
 from costfs.forest import resolve_engine
 from costfs.methods import load_method
 
@@ -15,7 +16,7 @@ def evaluate(args) -> None:
     selection = storage.read_table(args.selection)
     train = storage.read_arrays(args.train)
     test = storage.read_arrays(args.test)
-    costs = storage.read_arrays(args.costs)["costs"]
+    costs = FeatureCosts.from_arrays(storage.read_arrays(args.costs))
     engine = resolve_engine(args.engine)
     sets = [tuple(int(j) for j in features) for features in selection["features"]]
     results = evaluation.evaluate_feature_sets(

@@ -8,6 +8,7 @@ import pandas as pd
 
 from costfs import storage
 from costfs.commands import OUT, STUDY_SEED, THREADS, add_command, json_value
+from costfs.costs import FeatureCosts
 from costfs.methods import load_method
 from costfs.seeds import derive_seed
 
@@ -52,7 +53,7 @@ def selection_table(method, selection, engine: str) -> pd.DataFrame:
 def select(args) -> None:
     method = load_method(args.method)
     data = storage.read_arrays(args.data)
-    costs = storage.read_arrays(args.costs)["costs"]
+    costs = FeatureCosts.from_arrays(storage.read_arrays(args.costs))
     prepared = storage.read_arrays(args.prepared) if args.prepared else None
     engine = method.engine_for(args.engine)
     started = time.perf_counter()

@@ -11,16 +11,30 @@ import numpy as np
 from costfs import realdata, single_run, storage
 from costfs.commands import THREADS, add_command
 from costfs.commands.realdata import read_table_file
+from costfs.costs import FeatureCosts
 from costfs.methods import load_method, method_names
 
 log = logging.getLogger("costfs")
 
 
-def _read_problem(args) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+def _read_problem(args) -> tuple[np.ndarray, np.ndarray, list[str], FeatureCosts]:
     frame = read_table_file(args.data)
     X, y, names = realdata.table_to_arrays(frame, args.target, args.positive_class, args.data)
-    costs = realdata.costs_from_table(read_table_file(args.costs), names, args.costs)
+    costs = realdata.costs_from_table(
+        read_table_file(args.costs), names, args.costs, dict(args.group_costs)
+    )
     return X, y, names, costs
+
+
+def _group_cost(text: str) -> tuple[str, float]:
+    """GROUP=COST of `--group-costs`."""
+    group, separator, cost = text.partition("=")
+    try:
+        if not separator or not group:
+            raise ValueError
+        return group, float(cost)
+    except ValueError:
+        raise ValueError(f"expected GROUP=COST, got {text!r}") from None
 
 
 def _value(text: str) -> float | str:
@@ -34,7 +48,8 @@ def _value(text: str) -> float | str:
 
 def select(args) -> None:
     X, y, names, costs = _read_problem(args)
-    log.info("%s: %d rows x %d features, total cost %.4g", args.data, *X.shape, costs.sum())
+    everything = costs.total(np.arange(costs.n_features))
+    log.info("%s: %d rows x %d features, total cost %.4g", args.data, *X.shape, everything)
     table = single_run.select_once(
         X,
         y,
@@ -108,6 +123,9 @@ def init_study(args) -> None:
     X, _, names, costs = _read_problem(args)
     name = args.name or Path(args.data).name.split(".")[0]
     budgets = suggested_budgets(costs)
+    total = costs.total(np.arange(costs.n_features))
+    shared = dict(zip(costs.group_names, costs.shared.tolist(), strict=True))
+    group_costs = f"      group_costs: {json.dumps(shared)}\n" if costs.has_groups else ""
     methods = [*STUDY_METHODS, *(["fs"] if X.shape[1] <= FORWARD_SELECTION_MAX_FEATURES else [])]
     method_lines = "\n".join(f"  {method}: {{}}" for method in methods)
     others = ", ".join(m for m in method_names() if m not in methods)
@@ -128,9 +146,9 @@ real_data:
     {name}:
       path: {json.dumps(str(args.data))}
       costs: {json.dumps(str(args.costs))}
-      target: {json.dumps(args.target)}
+{group_costs}      target: {json.dumps(args.target)}
       positive_class: {json.dumps(args.positive_class)}
-      # Suggested from the costs (total {costs.sum():.4g}, cheapest {costs.min():.4g}):
+      # Suggested from the costs (total {total:.4g}, cheapest {costs.standalone().min():.4g}):
       # about 10%, 25% and 50% of the total cost.
       budgets: {json.dumps(budgets)}
 
@@ -147,10 +165,11 @@ methods:
     )
 
 
-def suggested_budgets(costs: np.ndarray) -> list[float]:
+def suggested_budgets(costs: FeatureCosts) -> list[float]:
     """About 10%, 25% and 50% of the total cost, each at least the cheapest feature, rounded
     to two significant digits."""
-    total, cheapest = float(costs.sum()), float(costs.min())
+    total = costs.total(np.arange(costs.n_features))
+    cheapest = float(costs.standalone().min())
     budgets = sorted({float(f"{max(share * total, cheapest):.2g}") for share in (0.1, 0.25, 0.5)})
     return budgets
 
@@ -158,7 +177,17 @@ def suggested_budgets(costs: np.ndarray) -> list[float]:
 def _data_arguments():
     return (
         (["data"], {"help": "the data: CSV, .csv.gz or Parquet, features and a target column"}),
-        (["--costs"], {"required": True, "help": "CSV with columns feature,cost"}),
+        (["--costs"], {"required": True, "help": "CSV with columns feature,cost[,group]"}),
+        (
+            ["--group-costs"],
+            {
+                "type": _group_cost,
+                "nargs": "*",
+                "default": [],
+                "metavar": "GROUP=COST",
+                "help": "shared cost of each group of the costs file, paid once",
+            },
+        ),
         (["--target"], {"default": "target", "help": "the target column (default: target)"}),
         (
             ["--positive-class"],

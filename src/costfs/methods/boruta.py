@@ -20,6 +20,7 @@ cost-free: `prepare` runs Boruta once per data set.
 import numpy as np
 
 from costfs.bcr import ranking_selections
+from costfs.costs import FeatureCosts
 from costfs.forest import ENGINES, random_forest
 from costfs.method import Method, Parameter, Selection, choice, integer, number, or_value
 
@@ -77,7 +78,8 @@ def boruta_order(
 ) -> np.ndarray:
     """Features by decision, then decreasing importance, lower cost, lower index; only those
     whose decision is at least as good as `keep` allows."""
-    order = np.lexsort((np.arange(decisions.size), costs, -importance, decisions))
+    standalone = FeatureCosts.of(costs).standalone()
+    order = np.lexsort((np.arange(decisions.size), standalone, -importance, decisions))
     return order[decisions[order] <= check_keep(keep)]
 
 

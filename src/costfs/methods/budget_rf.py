@@ -37,6 +37,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from costfs.bcr import BUDGET_TOLERANCE, ratio_ranks
+from costfs.costs import FeatureCosts
 from costfs.forest import majority_class
 from costfs.method import (
     Hyperparameter,
@@ -136,21 +137,26 @@ class SortedColumns:
 class BudgetLedger:
     """The features a forest has paid for under a hard budget, updated as trees grow."""
 
-    costs: np.ndarray
+    costs: FeatureCosts
     budget: float
     paid: np.ndarray
     constrained: bool = False
     """Whether the budget ruled out a split that impurity alone would have allowed."""
 
     @classmethod
-    def empty(cls, costs: np.ndarray, budget: float) -> "BudgetLedger":
-        return cls(costs=costs, budget=budget, paid=np.zeros(costs.size, dtype=bool))
+    def empty(cls, costs, budget: float) -> "BudgetLedger":
+        costs = FeatureCosts.of(costs)
+        return cls(costs=costs, budget=budget, paid=np.zeros(costs.n_features, dtype=bool))
 
     def affordable(self, features: np.ndarray) -> np.ndarray:
-        left = self.budget - float(self.costs[self.paid].sum())
-        fits = self.paid[features] | (self.costs[features] <= left + BUDGET_TOLERANCE)
+        left = self.budget - self.costs.total(np.flatnonzero(self.paid))
+        fits = self.paid[features] | (self.prices(features) <= left + BUDGET_TOLERANCE)
         self.constrained |= not fits.all()
         return fits
+
+    def prices(self, features: np.ndarray) -> np.ndarray:
+        """What each feature adds to the paid union (0 once paid)."""
+        return self.costs.added(self.paid, features)
 
 
 def grow_greedy_tree(
@@ -211,10 +217,8 @@ def grow_greedy_tree(
             candidates = candidates[ledger.affordable(candidates)]
         if candidates.size == 0:
             continue
-        price = costs[candidates].copy()
-        if ledger is not None:
-            price[ledger.paid[candidates]] = 0.0
-        elif paid_features_free:
+        price = costs[candidates].copy() if ledger is None else ledger.prices(candidates)
+        if ledger is None and paid_features_free:
             price[np.isin(candidates, list(paid))] = 0.0
         # 0^0 = 1: with exponent 0 every feature, paid or not, weighs the same.
         ratio = price**cost_exponent / decrease[candidates]
@@ -288,7 +292,7 @@ def _vote_error(votes_for_one, votes, y, tie_label) -> float:
 def grow_budget_forest(
     X: np.ndarray,
     y: np.ndarray,
-    costs: np.ndarray,
+    costs,
     alpha: float,
     *,
     budget: float,
@@ -310,7 +314,10 @@ def grow_budget_forest(
     if sorted_columns is None:
         sorted_columns = SortedColumns.of(X)
     tie_label = majority_class(y)
+    costs = FeatureCosts.of(costs)
     ledger = BudgetLedger.empty(costs, budget) if hard_budget else None
+    # The literal rule prices a feature as if it were used alone.
+    static_costs = costs.standalone()
     used = np.zeros(X.shape[1], dtype=bool)
     acquired = np.zeros(X.shape, dtype=bool)
     votes_for_one = np.zeros(n_rows)
@@ -324,7 +331,7 @@ def grow_budget_forest(
             sorted_columns,
             y,
             draws,
-            costs,
+            static_costs,
             alpha=alpha,
             cost_exponent=cost_exponent,
             min_leaf=min_leaf,
@@ -334,7 +341,7 @@ def grow_budget_forest(
         )
         with_tree = used.copy()
         with_tree[tree.used_features()] = True
-        cost = float(costs[with_tree].sum())
+        cost = costs.total(np.flatnonzero(with_tree))
         if cost > budget + BUDGET_TOLERANCE:
             break
         used = with_tree
@@ -345,7 +352,7 @@ def grow_budget_forest(
         votes_for_one[out_of_bag] += predicted[out_of_bag]
         union_cost.append(cost)
         oob_mmce.append(_vote_error(votes_for_one, votes, y, tie_label))
-        acquisition_cost.append(float((acquired @ costs).mean()))
+        acquisition_cost.append(float(costs.row_totals(acquired).mean()))
     return BudgetForest(
         alpha=float(alpha),
         cost_exponent=float(cost_exponent),
@@ -360,7 +367,7 @@ def grow_budget_forest(
 def grow_budget_forests(
     X: np.ndarray,
     y: np.ndarray,
-    costs: np.ndarray,
+    costs,
     budgets: Sequence[float],
     alphas: Sequence[float],
     *,
@@ -377,7 +384,7 @@ def grow_budget_forests(
     result does not depend on it)."""
     X = np.asarray(X, dtype=float)
     y = np.asarray(y).astype(np.intp)
-    costs = np.asarray(costs, dtype=float)
+    costs = FeatureCosts.of(costs)
     sorted_columns = SortedColumns.of(X)
     options = dict(
         seed=seed,
@@ -473,7 +480,7 @@ def trees_from_arrays(arrays: Mapping[str, np.ndarray]) -> dict[ForestKey, list[
 
 
 def ensemble_test_metrics(
-    forests: Mapping[str, np.ndarray], X_test: np.ndarray, y_test: np.ndarray, costs: np.ndarray
+    forests: Mapping[str, np.ndarray], X_test: np.ndarray, y_test: np.ndarray, costs
 ) -> pd.DataFrame:
     """Each stored forest's own test MMCE (majority vote, ties to the training majority class)
     and expected acquisition cost per test row: columns `value` (alpha), `cost_exponent`,
@@ -484,7 +491,7 @@ def ensemble_test_metrics(
     """
     X_test = np.asarray(X_test, dtype=float)
     y_test = np.asarray(y_test)
-    costs = np.asarray(costs, dtype=float)
+    costs = FeatureCosts.of(costs)
     tie_label = int(forests["tie_label"])
     rows = []
     for (alpha, exponent, budget), trees in trees_from_arrays(forests).items():
@@ -501,7 +508,7 @@ def ensemble_test_metrics(
                 "cost_exponent": exponent,
                 "budget": budget,
                 "ensemble_test_mmce": float(np.mean(predicted != y_test)),
-                "ensemble_test_acquisition_cost": float((acquired @ costs).mean()),
+                "ensemble_test_acquisition_cost": float(costs.row_totals(acquired).mean()),
             }
         )
     return pd.DataFrame(rows)
@@ -572,7 +579,7 @@ class BudgetRF(Method):
         """Per (alpha, cost exponent, budget): the sorted `features` of the forest's trees
         that fit, `cost_exponent`, `ensemble_trees`, `ensemble_oob_mmce`,
         `expected_acquisition_cost`; the forests are kept as arrays (`forests_to_arrays`)."""
-        costs = np.asarray(costs, dtype=float)
+        costs = FeatureCosts.of(costs)
         grown = grow_budget_forests(
             X,
             y,

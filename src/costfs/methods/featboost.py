@@ -57,6 +57,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import StandardScaler
 
 from costfs.bcr import BUDGET_TOLERANCE, ratio_ranks, step_ratio
+from costfs.costs import FeatureCosts
 from costfs.method import XI, Method, Parameter, Selection, choice, integer, number, or_null
 from costfs.methods.xgb_fs import XGBOOST_PARAMETERS, xgboost_classifier, xgboost_importance
 from costfs.seeds import derive_seed
@@ -239,7 +240,7 @@ def best_first(importance: np.ndarray) -> np.ndarray:
 
 def featboost_path(
     models: FeatBoostModels,
-    costs: np.ndarray,
+    costs,
     budget: float,
     xi: float,
     *,
@@ -249,8 +250,9 @@ def featboost_path(
     reset_rule: str = "once",
 ) -> FeatBoostPath:
     """Algorithm 1 of the paper with budget and cost-sensitive choice (see the module doc)."""
-    costs = np.asarray(costs, dtype=float)
-    limit = costs.size if max_features_selected is None else int(max_features_selected)
+    feature_costs = FeatureCosts.of(costs)
+    n_features = feature_costs.n_features
+    limit = n_features if max_features_selected is None else int(max_features_selected)
     weights = models.equal_weights()
     previous_loss = np.ones(models.n_rows)
     selected: list[int] = []
@@ -260,8 +262,10 @@ def featboost_path(
     reset_armed = True
     stop = "max_features"
     while len(selected) < limit:
-        is_selected = np.zeros(costs.size, dtype=bool)
+        is_selected = np.zeros(n_features, dtype=bool)
         is_selected[selected] = True
+        # what each feature adds to the selected set (0 for a selected one)
+        costs = feature_costs.added(is_selected, np.arange(n_features))
         affordable = (spent + costs <= budget + BUDGET_TOLERANCE) & ~is_selected
         if not affordable.any():
             stop = "budget"
@@ -379,7 +383,7 @@ class FeatBoost(Method):
         reset_rule,
     ):
         """Per (xi, budget): the selected features, `unused_budget` and `resets`."""
-        costs = np.asarray(costs, dtype=float)
+        costs = FeatureCosts.of(costs)
         models = FeatBoostModels(
             X,
             y,
@@ -413,7 +417,7 @@ class FeatBoost(Method):
                         "value": xi,
                         "budget": budget,
                         "features": features,
-                        "unused_budget": float(budget - costs[features].sum()),
+                        "unused_budget": float(budget - costs.total(features)),
                         "resets": path.resets,
                     }
                 )

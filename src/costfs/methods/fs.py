@@ -43,6 +43,7 @@ from costfs.bcr import (
     ratio_ranks,
     step_ratio,
 )
+from costfs.costs import FeatureCosts
 from costfs.forest import ENGINES, majority_class, oob_errors
 from costfs.method import POSITIVE_DELTA, XI, Method, Parameter, Selection, boolean, integer
 from costfs.seeds import derive_seed
@@ -116,7 +117,12 @@ class _ForwardPath:
     chunks of the bounded last level) and is sent their errors."""
 
     def __init__(self, costs, budget, xi, positive_delta, empty_error, levels, chunk):
-        self.costs = costs
+        self.feature_costs = costs
+        # What each feature would add to the current set (its group's shared cost included
+        # until the group is paid): updated after every step.
+        self.costs = costs.added(
+            np.zeros(costs.n_features, dtype=bool), np.arange(costs.n_features)
+        )
         self.budget = budget
         self.xi = xi
         self.positive_delta = positive_delta
@@ -199,6 +205,10 @@ class _ForwardPath:
             self.steps.append(
                 Step(feature, float(self.costs[feature]), self.error, float(ratios[best]))
             )
+            if self.feature_costs.has_groups:
+                paid = np.zeros(self.costs.size, dtype=bool)
+                paid[self.selected] = True
+                self.costs = self.feature_costs.added(paid, np.arange(self.costs.size))
 
 
 def _update_counts(search: ForwardSearch, paths) -> None:
@@ -227,7 +237,7 @@ def forward_paths(
         )
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
-    costs = np.asarray(costs, dtype=float)
+    costs = FeatureCosts.of(costs)
     levels = racing_levels(n_trees, racing)
     empty_error = empty_set_error(y)
     search = ForwardSearch()

@@ -3,6 +3,8 @@
 Four nested model sequences run from the full model down to two features (the paper's; with
 `min_model_size: 1` down to one):
 - `cost`: drop the most expensive feature (ties: the less important, then the lower index);
+  a feature's cost in the sequences is its cost on its own (its group's shared cost included),
+  a model's cost is that of its set (each group's shared cost once);
 - `importance`: drop the least important feature (ties: the more expensive, then the lower
   index); importance is the OOB permutation importance of one Random Forest on all features
   (`costfs.importance.permutation_importance`, as the paper's "permutation accuracy");
@@ -38,6 +40,7 @@ from sklearn.svm import l1_min_c
 from sklearn.utils.fixes import parse_version
 
 from costfs.bcr import BUDGET_TOLERANCE
+from costfs.costs import FeatureCosts
 from costfs.forest import ENGINES, oob_errors
 from costfs.importance import IMPORTANCE_ENGINES, permutation_importance
 from costfs.method import Method, Parameter, Selection, boolean, integer, number
@@ -175,9 +178,9 @@ def model_schedule(
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
-    costs = np.asarray(costs, dtype=float)
+    costs = FeatureCosts.of(costs)
     sequences = model_sequences(
-        costs,
+        costs.standalone(),
         prepared["importances"],
         prepared["l1_supports"],
         gamma=gamma,
@@ -187,7 +190,7 @@ def model_schedule(
     proposers: dict[tuple[int, ...], list[str]] = {}
     for name, models in sequences.items():
         for model in models:
-            if costs[list(model)].sum() <= max_cost + BUDGET_TOLERANCE:
+            if costs.total(model) <= max_cost + BUDGET_TOLERANCE:
                 proposers.setdefault(model, [])
                 if name not in proposers[model]:
                     proposers[model].append(name)
@@ -203,7 +206,7 @@ def model_schedule(
     )
     scored = pd.DataFrame(
         {
-            "cost": [float(costs[list(model)].sum()) for model in models],
+            "cost": [costs.total(model) for model in models],
             "oob_mmce": errors,
             "n_features": [len(model) for model in models],
             "features": models,

@@ -15,6 +15,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from costfs.bcr import BUDGET_TOLERANCE, POSITIVE_DELTA_RULES, ratio_ranks, step_ratio
+from costfs.costs import NO_GROUP, FeatureCosts
 from costfs.forest import default_mtry
 from costfs.method import (
     POSITIVE_DELTA,
@@ -137,14 +138,20 @@ class _Candidates:
         correct = voted & (votes == y)
         wrong = voted & ~correct
         self.n_rows = y.size
-        self.costs = np.asarray(costs, dtype=float)
+        self.costs = FeatureCosts.of(costs)
         self.margin_change = correct.astype(np.int8) - wrong.astype(np.int8)
         # One product with [wrong | correct] counts, for all trees at once, the rows a tree
         # would flip: a wrong vote breaks a row won by one vote, a correct vote wins a tied row.
         self.flip_counts = np.hstack([wrong, correct]).astype(np.float32)
-        self.feature_mask = self._feature_mask(prepared, self.costs.size)
+        self.feature_mask = self._feature_mask(prepared, self.costs.n_features)
         self.mask_weights = self.feature_mask.astype(float)
-        self.own_cost = self.mask_weights @ self.costs
+        # Per tree and group: whether the tree uses a feature of the group.
+        self.group_mask = np.zeros((self.feature_mask.shape[0], self.costs.shared.size))
+        grouped = self.costs.group != NO_GROUP
+        for group in range(self.costs.shared.size):
+            members = grouped & (self.costs.group == group)
+            self.group_mask[:, group] = self.feature_mask[:, members].any(axis=1)
+        self.own_cost = self.added_costs(np.ones(self.costs.n_features, dtype=bool))
 
     @staticmethod
     def _feature_mask(prepared: dict[str, np.ndarray], n_features: int) -> np.ndarray:
@@ -160,7 +167,13 @@ class _Candidates:
         return mask
 
     def added_costs(self, unpaid: np.ndarray) -> np.ndarray:
-        return self.mask_weights @ (self.costs * unpaid)
+        """Per tree: its unpaid features' own costs plus the shared costs of the unpaid groups
+        it uses."""
+        added = self.mask_weights @ (self.costs.own * unpaid)
+        if self.costs.has_groups:
+            unpaid_groups = ~self.costs.groups_paid(~unpaid)
+            added += self.group_mask @ (self.costs.shared * unpaid_groups)
+        return added
 
     def errors_after(self, margins: np.ndarray) -> np.ndarray:
         """Misclassified rows of the result ensemble if each tree were added to it."""
@@ -200,7 +213,7 @@ def _start(candidates: _Candidates, largest_budget: float) -> _PathState:
     alive &= candidates.own_cost <= largest_budget + BUDGET_TOLERANCE
     return _PathState(
         margins=np.zeros(candidates.n_rows, dtype=np.int32),
-        unpaid=np.ones(candidates.costs.size, dtype=bool),
+        unpaid=np.ones(candidates.costs.n_features, dtype=bool),
         alive=alive,
     )
 
@@ -233,7 +246,11 @@ def _next_trees(
 
 def _add_tree(candidates: _Candidates, state: _PathState, tree: int) -> None:
     new_features = np.flatnonzero(candidates.feature_mask[tree] & state.unpaid)
-    added_cost = float(candidates.costs[new_features].sum())
+    costs = candidates.costs
+    added_cost = float(costs.own[new_features].sum())
+    if costs.has_groups:
+        new_groups = costs.groups_paid(~state.unpaid | candidates.feature_mask[tree])
+        added_cost += float(costs.shared[new_groups & ~costs.groups_paid(~state.unpaid)].sum())
     state.margins += candidates.margin_change[tree]
     state.unpaid[new_features] = False
     state.spent += added_cost
