@@ -17,7 +17,7 @@ for cores in 1 2; do
     mkdir "$copy"
     git -C "$repo" archive "$commit" | tar -x -C "$copy"
     start=$(date +%s.%N)
-    PYTHONPATH="$copy/src" "$repo/.venv/bin/snakemake" --snakefile "$copy/Snakefile" \
+    PYTHONPATH="$copy/src" "$repo/.venv/bin/snakemake" --snakefile "$copy/workflow/Snakefile" \
         --directory "$copy" --configfile "$copy/$config" --cores "$cores" --quiet all \
         >"$work/cores$cores.log" 2>&1 || { cat "$work/cores$cores.log"; exit 1; }
     seconds[$cores]=$(python3 -c "print($(date +%s.%N) - $start)")

@@ -1,13 +1,14 @@
 """XGB-FS, ReliefF and Boruta: cost-agnostic rankings filled to the budget."""
 
 import math
+import sys
 
 import numpy as np
 import pytest
 
 from costfs.bcr import BUDGET_TOLERANCE
 from costfs.methods import boruta, relieff, xgb_fs
-from tests.conftest import prepare_method, run_method
+from tests.conftest import prepare_method, run_method, small_selector
 
 SMALL = {
     "xgb_fs": {"n_estimators": 20, "max_depth": 4},
@@ -109,3 +110,20 @@ def test_boruta_keeps_its_decisions_apart():
 def test_boruta_confirms_the_informative_features(prepared):
     decisions = prepared["boruta"]["decisions"]
     assert (decisions[:N_INFORMATIVE] == boruta.CONFIRMED).all()
+
+
+@pytest.mark.parametrize(
+    ("method", "module"),
+    [
+        ("xgb_fs", "xgboost"),
+        ("featboost", "xgboost"),
+        ("relieff", "skrebate"),
+        ("boruta", "boruta"),
+    ],
+)
+def test_a_missing_extra_is_named(method, module, monkeypatch, rng):
+    monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
+    X = rng.normal(size=(40, 4))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ImportError, match=rf"needs the package '{module}'.*costfs\[related\]"):
+        small_selector(method, budget=2.0).fit(X, y)

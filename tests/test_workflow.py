@@ -20,10 +20,9 @@ pytestmark = pytest.mark.workflow
 
 
 def write_study(directory: Path, **changes) -> Path:
-    """A copy of the workflow (Snakefile, rules, package sources it hashes) with the tiny study
-    as its default config, so a test may edit the copy's sources."""
+    """A copy of the workflow (its Snakefile and rules, the package sources it hashes) with the
+    tiny study as its default config, so a test may edit the copy's sources."""
     directory.mkdir(parents=True, exist_ok=True)
-    shutil.copy(REPO / "Snakefile", directory)
     for tree in ("workflow", "src", "envs"):
         if not (directory / tree).exists():
             shutil.copytree(
@@ -45,7 +44,7 @@ def snakemake_command(directory: Path, *arguments: str) -> list[str]:
         "-m",
         "snakemake",
         "--snakefile",
-        str(directory / "Snakefile"),
+        str(directory / "workflow" / "Snakefile"),
         "--directory",
         str(directory),
         *arguments,

@@ -6,13 +6,13 @@ rule aggregate_results:
         runs="results/runs.parquet",
         summary="results/summary.parquet",
         timings="results/timings.parquet",
+    log:
+        "logs/aggregate_results.log",
+    conda:
+        CONDA_ENV
     params:
         strategies=" ".join(config["strategies"]),
         code=code_version("commands/aggregate.py"),
-    conda:
-        CONDA_ENV
-    log:
-        "logs/aggregate_results.log",
     shell:
         "costfs aggregate --evaluations {input.evaluations} --benchmarks {input.benchmarks}"
         " --strategies {params.strategies} --out-runs {output.runs}"
@@ -25,6 +25,10 @@ rule tabulate_findings:
         timings="results/timings.parquet",
     output:
         **{name: f"results/findings/{name}.csv" for name in FINDING_TABLES},
+    log:
+        "logs/tabulate_findings.log",
+    conda:
+        CONDA_ENV
     params:
         strategies=" ".join(config["strategies"]),
         common_methods=" ".join(STUDY.common_methods()),
@@ -33,10 +37,6 @@ rule tabulate_findings:
             f"--out {name}={path}" for name, path in output.items()
         ),
         code=code_version("commands/aggregate.py"),
-    conda:
-        CONDA_ENV
-    log:
-        "logs/tabulate_findings.log",
     shell:
         "costfs tabulate-findings --runs {input.runs} --timings {input.timings}"
         " --n-rep {params.n_rep} --strategies {params.strategies}"
@@ -51,16 +51,16 @@ rule collect_schedules:
         ],
     output:
         "results/schedules/{method}.parquet",
+    log:
+        "logs/collect_schedules/{method}.log",
+    conda:
+        CONDA_ENV
     params:
         schedules=lambda wildcards, input: " ".join(
             f"--schedule {problem} {rep} {path}"
             for (problem, rep), path in zip(STUDY.runs(wildcards.method), input, strict=True)
         ),
         code=lambda wildcards: method_code("aggregate", wildcards.method),
-    conda:
-        CONDA_ENV
-    log:
-        "logs/collect_schedules/{method}.log",
     shell:
         "costfs collect-schedules --method {wildcards.method} {params.schedules}"
         " --out {output} 2> {log}"

@@ -14,8 +14,9 @@ from costfs.methods import load_method, method_names
 from costfs.provenance import code_version as package_code_version
 from costfs.study import Study, StudyError
 
-SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
-SOURCE = Path(workflow.basedir) / "src" / "costfs"
+# workflow.basedir is this workflow's directory (`workflow/`, where its Snakefile is).
+SCHEMA = Path(workflow.basedir) / "schemas" / "config.schema.yaml"
+SOURCE = Path(workflow.basedir).parent / "src" / "costfs"
 try:
     check_config(config, yaml.safe_load(SCHEMA.read_text()))
 except ConfigError as error:
@@ -29,7 +30,7 @@ except StudyError as error:
 
 CONDA_ENV = "../../envs/costfs.yaml"
 # Jobs run the `costfs` command of the Python environment that runs Snakemake.
-shell.prefix(f"export PATH={shlex.quote(str(Path(sys.executable).parent))}:\"$PATH\"; ")
+shell.prefix(f'export PATH={shlex.quote(str(Path(sys.executable).parent))}:"$PATH"; ')
 PROBLEMS = STUDY.problems
 SIMULATION = config["simulation"]
 REAL = config["real_data"]
@@ -97,7 +98,9 @@ def selection_inputs(wildcards):
         "costs": f"results/costs/{wildcards.problem}.npz",
     }
     if load_method(wildcards.method).has_preparation:
-        inputs["prepared"] = f"results/prepared/{wildcards.method}/{dataset}/rep~{wildcards.rep}.npz"
+        inputs["prepared"] = (
+            f"results/prepared/{wildcards.method}/{dataset}/rep~{wildcards.rep}.npz"
+        )
     return inputs
 
 
@@ -113,7 +116,9 @@ def figure_inputs():
     }
     if STUDY.correlated_settings:
         inputs["design"] = "results/design/simulation.npz"
-    inputs["schedules"] = [f"results/schedules/{method}.parquet" for method in STUDY.schedule_methods()]
+    inputs["schedules"] = [
+        f"results/schedules/{method}.parquet" for method in STUDY.schedule_methods()
+    ]
     return inputs
 
 
@@ -127,9 +132,12 @@ def figure_outputs():
             options["labels"] = output.labels
         if output.subcategory:
             options["subcategory"] = output.subcategory
-        outputs[output.name] = report(directory(path) if output.is_directory else path,
-                                      caption=f"../report/{output.caption}.rst",
-                                      category=output.category, **options)
+        outputs[output.name] = report(
+            directory(path) if output.is_directory else path,
+            caption=f"../report/{output.caption}.rst",
+            category=output.category,
+            **options,
+        )
     return outputs
 
 
@@ -148,7 +156,11 @@ def figure_arguments(wildcards, input, output):
 
 def final_outputs():
     # Plain paths: the flags (directory, report) belong to the rule's outputs only.
-    return ["results/runs.parquet", "results/summary.parquet", "results/timings.parquet",
-            *(str(path) for path in figure_outputs().values()),
-            *(f"results/findings/{name}.csv" for name in FINDING_TABLES),
-            *(f"results/schedules/{method}.parquet" for method in STUDY.schedule_methods())]
+    return [
+        "results/runs.parquet",
+        "results/summary.parquet",
+        "results/timings.parquet",
+        *(str(path) for path in figure_outputs().values()),
+        *(f"results/findings/{name}.csv" for name in FINDING_TABLES),
+        *(f"results/schedules/{method}.parquet" for method in STUDY.schedule_methods()),
+    ]

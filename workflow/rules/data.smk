@@ -1,16 +1,28 @@
 rule simulate_design:
     output:
         "results/design/simulation.npz",
-    params:
-        seed=config["seed"],
-        simulation=as_json({key: SIMULATION[key] for key in (
-            "n_features", "n_informative", "beta_sd", "beta_bound", "n_blocks", "cost_min",
-            "cost_max", "cost_noise_sd")}),
-        code=code_version("commands/simulate.py"),
-    conda:
-        CONDA_ENV
     log:
         "logs/simulate_design.log",
+    conda:
+        CONDA_ENV
+    params:
+        seed=config["seed"],
+        simulation=as_json(
+            {
+                key: SIMULATION[key]
+                for key in (
+                    "n_features",
+                    "n_informative",
+                    "beta_sd",
+                    "beta_bound",
+                    "n_blocks",
+                    "cost_min",
+                    "cost_max",
+                    "cost_noise_sd",
+                )
+            }
+        ),
+        code=code_version("commands/simulate.py"),
     shell:
         "costfs simulate-design --study-seed {params.seed} --simulation {params.simulation:q}"
         " --out {output} 2> {log}"
@@ -21,14 +33,14 @@ rule simulate_training_data:
         design="results/design/simulation.npz",
     output:
         "results/data/simulated/{data_type}/rep~{rep}/train.npz",
+    log:
+        "logs/simulate_training_data/{data_type}/rep~{rep}.log",
+    conda:
+        CONDA_ENV
     params:
         seed=config["seed"],
         n_rows=SIMULATION["n_train"],
         code=code_version("commands/simulate.py"),
-    conda:
-        CONDA_ENV
-    log:
-        "logs/simulate_training_data/{data_type}/rep~{rep}.log",
     shell:
         "costfs simulate-data --study-seed {params.seed} --design {input.design}"
         " --data-type {wildcards.data_type} --part train-{wildcards.rep} --n-rows {params.n_rows}"
@@ -40,14 +52,14 @@ rule simulate_test_data:
         design="results/design/simulation.npz",
     output:
         "results/data/simulated/{data_type}/test.npz",
+    log:
+        "logs/simulate_test_data/{data_type}.log",
+    conda:
+        CONDA_ENV
     params:
         seed=config["seed"],
         n_rows=SIMULATION["n_test"],
         code=code_version("commands/simulate.py"),
-    conda:
-        CONDA_ENV
-    log:
-        "logs/simulate_test_data/{data_type}.log",
     shell:
         "costfs simulate-data --study-seed {params.seed} --design {input.design}"
         " --data-type {wildcards.data_type} --part test --n-rows {params.n_rows}"
@@ -57,16 +69,16 @@ rule simulate_test_data:
 rule load_real_dataset:
     output:
         "results/data/real/{dataset}/full.npz",
+    log:
+        "logs/load_real_dataset/{dataset}.log",
+    conda:
+        CONDA_ENV
     params:
         source=lambda wildcards: as_json(
             {**REAL["datasets"][wildcards.dataset], "openml_cache": REAL["openml_cache"]}
         ),
         data_dir=f"--data-dir {shlex.quote(REAL['data_dir'])}" if REAL["data_dir"] else "",
         code=code_version("commands/realdata.py"),
-    conda:
-        CONDA_ENV
-    log:
-        "logs/load_real_dataset/{dataset}.log",
     shell:
         "costfs load-dataset --name {wildcards.dataset} --source {params.source:q}"
         " {params.data_dir} --out {output} 2> {log}"
@@ -78,14 +90,14 @@ rule split_real_data:
     output:
         train="results/data/real/{dataset}/rep~{rep}/train.npz",
         test="results/data/real/{dataset}/rep~{rep}/test.npz",
+    log:
+        "logs/split_real_data/{dataset}/rep~{rep}.log",
+    conda:
+        CONDA_ENV
     params:
         seed=config["seed"],
         train_fraction=REAL["train_fraction"],
         code=code_version("commands/realdata.py"),
-    conda:
-        CONDA_ENV
-    log:
-        "logs/split_real_data/{dataset}/rep~{rep}.log",
     shell:
         "costfs split-data --study-seed {params.seed} --dataset {input} --name {wildcards.dataset}"
         " --rep {wildcards.rep} --train-fraction {params.train_fraction}"
@@ -97,14 +109,14 @@ rule draw_costs:
         unpack(cost_sources),
     output:
         "results/costs/{problem}.npz",
+    log:
+        "logs/draw_costs/{problem}.log",
+    conda:
+        CONDA_ENV
     params:
         seed=config["seed"],
         arguments=cost_arguments,
         code=code_version("commands/costs.py"),
-    conda:
-        CONDA_ENV
-    log:
-        "logs/draw_costs/{problem}.log",
     shell:
         "costfs draw-costs --study-seed {params.seed} --problem {wildcards.problem}"
         " {params.arguments} --out {output} 2> {log}"

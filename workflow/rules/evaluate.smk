@@ -2,11 +2,19 @@ rule evaluate_selection:
     input:
         selection="results/selection/{method}/{problem}/rep~{rep}.parquet",
         artifacts="results/selection/{method}/{problem}/rep~{rep}.artifacts.npz",
-        training_data=lambda wildcards: STUDY.training_path(PROBLEMS[wildcards.problem].dataset, wildcards.rep),
+        training_data=lambda wildcards: STUDY.training_path(
+            PROBLEMS[wildcards.problem].dataset, wildcards.rep
+        ),
         test_data=lambda wildcards: STUDY.test_path(wildcards.problem, wildcards.rep),
         costs="results/costs/{problem}.npz",
     output:
         "results/evaluation/{method}/{problem}/rep~{rep}.parquet",
+    log:
+        "logs/evaluate_selection/{method}/{problem}/rep~{rep}.log",
+    benchmark:
+        "benchmarks/evaluate_selection/{method}/{problem}/rep~{rep}.tsv"
+    conda:
+        CONDA_ENV
     params:
         seed=config["seed"],
         dataset=lambda wildcards: PROBLEMS[wildcards.problem].dataset,
@@ -15,12 +23,6 @@ rule evaluate_selection:
         engine=config["engine"],
         # The method's own hook (e.g. BudgetRF's ensemble on the test rows) runs here too.
         code=lambda wildcards: method_code("evaluate", wildcards.method),
-    conda:
-        CONDA_ENV
-    log:
-        "logs/evaluate_selection/{method}/{problem}/rep~{rep}.log",
-    benchmark:
-        "benchmarks/evaluate_selection/{method}/{problem}/rep~{rep}.tsv"
     shell:
         "costfs evaluate --study-seed {params.seed} --method {wildcards.method}"
         " --problem {wildcards.problem} --kind {params.kind} --dataset {params.dataset}"

@@ -3,17 +3,19 @@ rule prepare_method:
         training_data=lambda wildcards: STUDY.training_path(wildcards.dataset, wildcards.rep),
     output:
         "results/prepared/{method}/{dataset}/rep~{rep}.npz",
-    params:
-        seed=config["seed"],
-        method_params=lambda wildcards: as_json(STUDY.method_parameters(wildcards.method, "prepare")),
-        engine=config["engine"],
-        code=lambda wildcards: method_code("methods", wildcards.method),
-    conda:
-        CONDA_ENV
     log:
         "logs/prepare_method/{method}/{dataset}/rep~{rep}.log",
     benchmark:
         "benchmarks/prepare_method/{method}/{dataset}/rep~{rep}.tsv"
+    conda:
+        CONDA_ENV
+    params:
+        seed=config["seed"],
+        method_params=lambda wildcards: as_json(
+            STUDY.method_parameters(wildcards.method, "prepare")
+        ),
+        engine=config["engine"],
+        code=lambda wildcards: method_code("methods", wildcards.method),
     shell:
         "costfs prepare-method --study-seed {params.seed} --method {wildcards.method}"
         " --dataset {wildcards.dataset} --rep {wildcards.rep} --data {input.training_data}"
@@ -27,6 +29,13 @@ rule select_features:
     output:
         selection="results/selection/{method}/{problem}/rep~{rep}.parquet",
         artifacts="results/selection/{method}/{problem}/rep~{rep}.artifacts.npz",
+    log:
+        "logs/select_features/{method}/{problem}/rep~{rep}.log",
+    benchmark:
+        "benchmarks/select_features/{method}/{problem}/rep~{rep}.tsv"
+    conda:
+        CONDA_ENV
+    threads: selection_threads
     params:
         seed=config["seed"],
         dataset=lambda wildcards: PROBLEMS[wildcards.problem].dataset,
@@ -34,15 +43,10 @@ rule select_features:
         grid=lambda wildcards: as_json(STUDY.method_grid(wildcards.method)),
         method_params=lambda wildcards: as_json(STUDY.method_parameters(wildcards.method, "select")),
         engine=config["engine"],
-        prepared=lambda wildcards, input: f"--prepared {input.prepared}" if "prepared" in input.keys() else "",
+        prepared=lambda wildcards, input: (
+            f"--prepared {input.prepared}" if "prepared" in input.keys() else ""
+        ),
         code=lambda wildcards: method_code("methods", wildcards.method),
-    conda:
-        CONDA_ENV
-    threads: selection_threads
-    log:
-        "logs/select_features/{method}/{problem}/rep~{rep}.log",
-    benchmark:
-        "benchmarks/select_features/{method}/{problem}/rep~{rep}.tsv"
     shell:
         "costfs select-features --study-seed {params.seed} --method {wildcards.method}"
         " --dataset {params.dataset} --rep {wildcards.rep} --data {input.training_data}"

@@ -21,6 +21,7 @@ import numpy as np
 
 from costfs.bcr import ranking_selections
 from costfs.costs import FeatureCosts
+from costfs.extras import import_optional
 from costfs.forest import ENGINES, random_forest
 from costfs.method import Method, Parameter, Selection, choice, integer, number, or_value
 
@@ -43,7 +44,7 @@ def boruta_decisions(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per feature: Boruta's decision (CONFIRMED, TENTATIVE or REJECTED) and its median
     importance over the iterations in which it took part."""
-    from boruta import BorutaPy
+    package = import_optional("boruta", extra="related", needed_by="method boruta")
 
     forest = random_forest(
         n_trees=1, n_features=X.shape[1], seed=seed, n_jobs=n_jobs, engine=engine
@@ -51,7 +52,7 @@ def boruta_decisions(
     # BorutaPy sets the number of trees itself; the shadow features double the columns, so
     # mtry follows the column count instead of being fixed from p.
     forest.set_params(oob_score=False, max_features="sqrt", max_depth=int(max_depth))
-    boruta = BorutaPy(
+    boruta = package.BorutaPy(
         forest,
         n_estimators=n_estimators,
         alpha=float(alpha),

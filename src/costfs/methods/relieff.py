@@ -11,6 +11,7 @@ only features scoring at least the mean score are eligible, walked by decreasing
 
 import numpy as np
 
+from costfs.extras import import_optional
 from costfs.method import Method, Parameter, integer
 from costfs.methods.xgb_fs import THRESHOLD, thresholded_selection
 
@@ -24,9 +25,8 @@ def relieff_scores(
     n_jobs: int = 1,
 ) -> np.ndarray:
     """ReliefF weight of every column (larger: separates the classes of near rows better)."""
-    from skrebate import ReliefF
-
-    relief = ReliefF(
+    skrebate = import_optional("skrebate", extra="related", needed_by="method relieff")
+    relief = skrebate.ReliefF(
         n_neighbors=int(n_neighbors),
         categorical_threshold=int(categorical_threshold),
         label_type="binary",

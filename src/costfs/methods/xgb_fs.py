@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from costfs.bcr import rank_by_ratio, ranking_selections
+from costfs.extras import import_optional
 from costfs.method import Method, Parameter, Selection, choice, integer, number
 
 if TYPE_CHECKING:
@@ -65,9 +66,8 @@ def xgboost_classifier(
     """The XGBoost model of the FeatBoost paper; importances are gains. `max_bin` is the number
     of histogram bins per feature (XGBoost's default 256; the paper's XGBoost 0.90 split
     exactly on data this small): 64 bins fit about 3x faster on 500 rows x 200 features."""
-    from xgboost import XGBClassifier
-
-    return XGBClassifier(
+    xgboost = import_optional("xgboost", extra="related", needed_by="XGBoost-based selection")
+    return xgboost.XGBClassifier(
         n_estimators=int(n_estimators),
         max_depth=int(max_depth),
         learning_rate=float(learning_rate),
