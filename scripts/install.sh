@@ -8,7 +8,7 @@ if [ ! -x .venv/bin/python ]; then
     "$python" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e ".[workflow,related,dev]"
+.venv/bin/python -m pip install --quiet -e ".[workflow,related,docs,dev]"
 # The fast Random Forest engine is optional: the package falls back to scikit-learn without it.
 .venv/bin/python -m pip install --quiet -e ".[fast]" \
     || echo "scikit-learn-intelex did not install; using plain scikit-learn" >&2

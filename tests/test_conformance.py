@@ -80,6 +80,7 @@ def test_the_selector_signature_follows_the_declaration(method):
     declared = load_method(method)
     signature = inspect.signature(declared.selector_class)
     assert all(p.kind == p.KEYWORD_ONLY for p in signature.parameters.values())
+    assert all(p.annotation is not p.empty for p in signature.parameters.values())
     names = list(signature.parameters)
     assert [p.name for p in declared.parameters] == [n for n in names if n in declared.defaults()]
     expected = {

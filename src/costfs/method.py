@@ -26,7 +26,9 @@ the scikit-learn selector (`Method.selector`), whose keyword-only `__init__` lis
 declared parameters and whose `fit` validates them.
 """
 
+import functools
 import inspect
+import operator
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -151,6 +153,33 @@ POSITIVE_DELTA = Parameter(
     "paper's literal Δ/Δc^ξ (`divide`)",
 )
 """The BCR option shared by the step-wise methods (STS, its variant, forward selection)."""
+
+
+_JSON_TYPES = {"integer": int, "number": float, "boolean": bool, "string": str, "null": type(None)}
+
+
+def schema_annotation(schema: Mapping) -> Any:
+    """The Python type of a parameter schema's values, for the selectors' signatures."""
+    if "anyOf" in schema:
+        return functools.reduce(operator.or_, (schema_annotation(s) for s in schema["anyOf"]))
+    if "enum" in schema or "const" in schema:
+        return Literal[tuple(schema.get("enum", [schema.get("const")]))]
+    if schema.get("type") == "array":
+        return tuple[schema_annotation(schema["items"]), ...]
+    return _JSON_TYPES[schema["type"]]
+
+
+SELECTOR_ANNOTATIONS = {
+    "feature_costs": "ArrayLike | Mapping[str, float] | None",
+    "feature_groups": "Mapping[str, str] | Sequence[str | None] | None",
+    "group_costs": "Mapping[str, float] | None",
+    "budget": float,
+    "random_state": "int | np.random.RandomState | None",
+    "precomputed": "dict[str, np.ndarray] | None",
+    "n_jobs": int,
+    "engine": Literal["auto", "sklearnex", "sklearn"],
+}
+"""Annotations of the selector parameters every method shares."""
 
 
 def describe_schema(schema: Mapping, *, plural: bool = False) -> str:
@@ -347,7 +376,12 @@ class Method:
         signature = inspect.Signature(
             [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
             + [
-                inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=default)
+                inspect.Parameter(
+                    key,
+                    inspect.Parameter.KEYWORD_ONLY,
+                    default=default,
+                    annotation=method.selector_annotation(key),
+                )
                 for key, default in method.selector_parameters().items()
             ]
         )
@@ -372,6 +406,15 @@ class Method:
             },
         )
         return cls.selector_class
+
+    def selector_annotation(self, key: str) -> Any:
+        """The type annotation of selector parameter `key`."""
+        if key in SELECTOR_ANNOTATIONS:
+            return SELECTOR_ANNOTATIONS[key]
+        if self.hyperparameter is not None and key == self.hyperparameter.name:
+            return float
+        (parameter,) = (parameter for parameter in self.parameters if parameter.name == key)
+        return schema_annotation(parameter.schema)
 
     def selector_parameters(self) -> dict[str, Any]:
         """The selector's parameters and their defaults, in signature order."""

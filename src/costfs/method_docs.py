@@ -137,3 +137,47 @@ def updated(path: str, text: str) -> str:
     """The text of repository file `path` with its generated block current."""
     name, block, comment = DOCUMENTS[path]
     return replace_block(text, name, block(), comment)
+
+
+def method_page(method: Method) -> str:
+    """The documentation page of one method: its declaration and its module's description."""
+    import importlib
+
+    hyperparameter = method.hyperparameter
+    lines = [
+        f"# `{method.name}`",
+        "",
+        method.summary,
+        "",
+        f"- Python: `costfs.{method.selector_name}`",
+        f"- config key, workflow wildcard and `method` column: `{method.name}`",
+        "- hyperparameter: "
+        + (
+            "none (the strategy `fixed`)"
+            if hyperparameter is None
+            else f"`{hyperparameter.name}` (selector default {hyperparameter.default:g}): "
+            f"{hyperparameter.help}"
+            + (
+                f"; grid `methods.{method.name}.{hyperparameter.grid_key}`"
+                if hyperparameter.grid_key
+                else "; grid `xi_grid`"
+            )
+        ),
+        "- Random Forest engines: "
+        + (", ".join(f"`{engine}`" for engine in method.all_engines) or "none (grows no forest)"),
+        "",
+        "## Parameters",
+        "",
+    ]
+    if method.parameters:
+        lines += ["| parameter | type | default | meaning | stage |", "|---|---|---|---|---|"]
+        lines += [
+            f"| `{p.name}` | {_cell(describe_schema(p.schema))} | `{_default_text(p.default)}` "
+            f"| {_cell(p.help)} | {p.stage} |"
+            for p in method.parameters
+        ]
+    else:
+        lines.append("No parameters besides the budget, the costs and the hyperparameter.")
+    description = importlib.import_module(type(method).__module__).__doc__ or ""
+    lines += ["", "## How it works", "", description.strip(), ""]
+    return "\n".join(lines)

@@ -1,7 +1,10 @@
 """The scikit-learn face of every method: the base of the selectors `Method.selector` builds."""
 
+from typing import Self
+
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
@@ -51,7 +54,7 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
         hyperparameter = self._method.hyperparameter
         return [] if hyperparameter is None else [getattr(self, hyperparameter.name)]
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike | pd.DataFrame, y: ArrayLike) -> Self:
         """Select features on (X, y); sets `selected_features_`, `total_cost_`, `support_`
         and `precomputed_` (the cost-free part, None for a method without one)."""
         method = self._method
