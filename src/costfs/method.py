@@ -32,12 +32,15 @@ import operator
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import jsonschema
 import numpy as np
 
 from costfs.forest import ENGINES, engine_available, resolve_engine
+
+if TYPE_CHECKING:
+    from costfs.costs import FeatureCosts
 
 Stage = Literal["prepare", "select", "both"]
 
@@ -271,7 +274,7 @@ class Method:
         self,
         X: np.ndarray,
         y: np.ndarray,
-        costs: np.ndarray,
+        costs: "FeatureCosts | np.ndarray",
         budgets: Sequence[float],
         grid: Sequence[float],
         *,
@@ -282,8 +285,11 @@ class Method:
         **parameters,
     ) -> Selection:
         """The selection for every (value in `grid`, budget); `grid` is empty for a method
-        without a hyperparameter. Receives the selection parameters and `prepared`, the
-        result of `prepare` on the same (X, y) (None for a method without one)."""
+        without a hyperparameter. `costs` are the features' costs, with any shared-cost groups
+        (`FeatureCosts.of(costs)` reads a plain array too): a selection's true cost,
+        `costs.total(features)`, must fit its budget. Receives the selection parameters and
+        `prepared`, the result of `prepare` on the same (X, y) (None for a method without
+        one)."""
         raise NotImplementedError
 
     # Optional hooks.
