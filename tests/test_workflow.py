@@ -395,7 +395,7 @@ def test_own_data_from_a_path_with_a_costs_file(tmp_path):
     table.to_csv(tmp_path / "costs.csv", index=False)
     directory = write_study(
         tmp_path / "study",
-        n_rep=2,
+        n_rep=1,
         simulation={**TINY["simulation"], "settings": []},
         real_data={
             "datasets": {
@@ -407,7 +407,7 @@ def test_own_data_from_a_path_with_a_costs_file(tmp_path):
                 }
             }
         },
-        methods={"auc": {}, "sts": {"trees_per_depth": 20}, "random_fill": {}},
+        methods={"auc": {}, "sts": {"trees_per_depth": 10}, "random_fill": {}},
     )
     results = run_study(directory, cores=2)
     runs = pd.read_parquet(results / "runs.parquet")
