@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from costfs.costs import FeatureCosts
+from costfs.costs import NO_GROUP, FeatureCosts
 
 BUDGET_TOLERANCE = 1e-9
 """Float slack when comparing summed costs with a budget (costs summed in another order)."""
@@ -71,14 +71,17 @@ def fill_budget(order: np.ndarray, costs, budget: float) -> np.ndarray:
     indices."""
     costs = FeatureCosts.of(costs)
     paid = np.zeros(costs.n_features, dtype=bool)
+    added = costs.standalone()
     selected = []
     spent = 0.0
     for feature in order:
-        added = costs.added(paid, [feature])[0]
-        if spent + added <= budget + BUDGET_TOLERANCE:
+        if spent + added[feature] <= budget + BUDGET_TOLERANCE:
             selected.append(feature)
             paid[feature] = True
-            spent += added
+            spent += added[feature]
+            # Only a newly paid group changes what the others add.
+            if costs.group[feature] != NO_GROUP:
+                added = costs.added(paid, np.arange(costs.n_features))
     return np.sort(np.asarray(selected, dtype=int))
 
 

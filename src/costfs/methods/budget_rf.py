@@ -148,15 +148,14 @@ class BudgetLedger:
         costs = FeatureCosts.of(costs)
         return cls(costs=costs, budget=budget, paid=np.zeros(costs.n_features, dtype=bool))
 
-    def affordable(self, features: np.ndarray) -> np.ndarray:
+    def affordable(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The `features` whose split the rest of the budget affords, and what each adds to
+        the paid union (0 once paid)."""
         left = self.budget - self.costs.total(np.flatnonzero(self.paid))
-        fits = self.paid[features] | (self.prices(features) <= left + BUDGET_TOLERANCE)
+        prices = self.costs.added(self.paid, features)
+        fits = self.paid[features] | (prices <= left + BUDGET_TOLERANCE)
         self.constrained |= not fits.all()
-        return fits
-
-    def prices(self, features: np.ndarray) -> np.ndarray:
-        """What each feature adds to the paid union (0 once paid)."""
-        return self.costs.added(self.paid, features)
+        return features[fits], prices[fits]
 
 
 def grow_greedy_tree(
@@ -213,13 +212,14 @@ def grow_greedy_tree(
         cut, worse = _minimax_cuts(draws[order], ones_drawn[order], alpha, min_leaf, distinct)
         decrease = impurity - worse
         candidates = np.flatnonzero(decrease > 0)
-        if ledger is not None:
-            candidates = candidates[ledger.affordable(candidates)]
+        if ledger is None:
+            price = costs[candidates].copy()
+            if paid_features_free:
+                price[np.isin(candidates, list(paid))] = 0.0
+        else:
+            candidates, price = ledger.affordable(candidates)
         if candidates.size == 0:
             continue
-        price = costs[candidates].copy() if ledger is None else ledger.prices(candidates)
-        if ledger is None and paid_features_free:
-            price[np.isin(candidates, list(paid))] = 0.0
         # 0^0 = 1: with exponent 0 every feature, paid or not, weighs the same.
         ratio = price**cost_exponent / decrease[candidates]
         best_position = np.lexsort((candidates, -decrease[candidates], price, ratio_ranks(ratio)))[

@@ -120,9 +120,7 @@ class _ForwardPath:
         self.feature_costs = costs
         # What each feature would add to the current set (its group's shared cost included
         # until the group is paid): updated after every step.
-        self.costs = costs.added(
-            np.zeros(costs.n_features, dtype=bool), np.arange(costs.n_features)
-        )
+        self.costs = costs.standalone()
         self.budget = budget
         self.xi = xi
         self.positive_delta = positive_delta
