@@ -5,12 +5,22 @@ that group is not paid yet. The cost of a set is its features' own costs plus th
 of each group it uses, once. Without groups this is the plain sum of the features' costs.
 """
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 NO_GROUP = -1
+
+
+def _shared_cost(value: object) -> float:
+    """A shared cost as a number; NaN (rejected by the caller) for anything else."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,30 +47,32 @@ class FeatureCosts:
     def grouped(
         cls,
         own: np.ndarray,
-        feature_groups: Sequence[str | None],
-        group_costs: Mapping[str, float],
+        feature_groups: Sequence[object],
+        group_costs: Mapping[object, object],
         source: str = "group_costs",
     ) -> "FeatureCosts":
-        """Own costs with each feature's group name (None: no group) and the groups' shared
-        costs; every group named must have a shared cost >= 0."""
+        """Own costs with each feature's group label (None, NaN or "": no group) and the
+        groups' shared costs; every group named must have a shared cost, a number >= 0."""
         from costfs.validation import DataError
 
-        names = tuple(sorted(group_costs))
+        labels = [None if pd.isna(g) or str(g) == "" else str(g) for g in feature_groups]
+        costs_by_name = {str(name): cost for name, cost in dict(group_costs).items()}
+        names = tuple(sorted(costs_by_name))
         index = {name: k for k, name in enumerate(names)}
-        unknown = sorted({g for g in feature_groups if g is not None and g not in index})
+        unknown = sorted({g for g in labels if g is not None and g not in index})
         if unknown:
             raise DataError(
                 f"{source}: no shared cost for group(s) {unknown}; groups with a cost: "
                 f"{list(names)}"
             )
-        shared = np.array([group_costs[name] for name in names], dtype=float)
+        shared = np.array([_shared_cost(costs_by_name[name]) for name in names], dtype=float)
         bad = [name for name, cost in zip(names, shared, strict=True) if not cost >= 0]
         if bad:
             raise DataError(
-                f"{source}: shared cost of group {bad[0]!r} is {group_costs[bad[0]]!r}; it must "
-                "be a number >= 0"
+                f"{source}: shared cost of group {bad[0]!r} is {costs_by_name[bad[0]]!r}; it "
+                "must be a number >= 0"
             )
-        group = np.array([NO_GROUP if g is None else index[g] for g in feature_groups])
+        group = np.array([NO_GROUP if g is None else index[g] for g in labels])
         return cls(np.asarray(own, dtype=float), group, shared, names)
 
     @property

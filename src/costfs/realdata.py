@@ -127,7 +127,6 @@ def costs_from_table(
         return FeatureCosts.ungrouped(own)
     group_of = dict(zip(names, table["group"], strict=True))
     groups = [group_of[name] for name in feature_names]
-    groups = [None if pd.isna(group) or str(group) == "" else str(group) for group in groups]
     return FeatureCosts.grouped(own, groups, group_costs or {}, source=f"{source} group_costs")
 
 

@@ -149,18 +149,9 @@ def check_feature_groups(
             raise DataError(
                 f"{source}: expected {own_costs.size} entries (one per column), got {len(groups)}"
             )
-    groups = [
-        None if group is None or pd.isna(group) or group == "" else str(group) for group in groups
-    ]
     if not isinstance(group_costs, dict | pd.Series):
         raise DataError(f"group_costs: a mapping group -> shared cost, got {group_costs!r}")
-    shared = {}
-    for group, cost in dict(group_costs).items():
-        try:
-            shared[str(group)] = float(cost)
-        except (TypeError, ValueError):
-            raise DataError(f"group_costs: shared cost of group {group!r} is {cost!r}") from None
-    return FeatureCosts.grouped(own_costs, groups, shared, source="group_costs")
+    return FeatureCosts.grouped(own_costs, groups, group_costs, source="group_costs")
 
 
 def check_budget(budget: object, source: str = "budget") -> float:
