@@ -17,12 +17,25 @@ def json_value(text: str):
     return json.loads(text)
 
 
+def _named(text: str, form: str, convert=str) -> tuple[str, object]:
+    """NAME=VALUE with VALUE converted, or a ValueError naming the expected `form`."""
+    name, separator, value = text.partition("=")
+    try:
+        if not separator or not name or not value:
+            raise ValueError
+        return name, convert(value)
+    except ValueError:
+        raise ValueError(f"expected {form}, got {text!r}") from None
+
+
 def named_path(text: str) -> tuple[str, str]:
     """NAME=PATH of an output."""
-    name, separator, path = text.partition("=")
-    if not separator or not name or not path:
-        raise ValueError(f"expected NAME=PATH, got {text!r}")
-    return name, path
+    return _named(text, "NAME=PATH")
+
+
+def group_cost(text: str) -> tuple[str, float]:
+    """GROUP=COST of a shared-cost group."""
+    return _named(text, "GROUP=COST", float)
 
 
 def add_command(commands, name: str, function, *arguments):

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from costfs import realdata, single_run, storage
-from costfs.commands import THREADS, add_command
+from costfs.commands import THREADS, add_command, group_cost
 from costfs.commands.realdata import read_table_file
 from costfs.costs import FeatureCosts
 from costfs.methods import load_method, method_names
@@ -24,17 +24,6 @@ def _read_problem(args) -> tuple[np.ndarray, np.ndarray, list[str], FeatureCosts
         read_table_file(args.costs), names, args.costs, dict(args.group_costs)
     )
     return X, y, names, costs
-
-
-def _group_cost(text: str) -> tuple[str, float]:
-    """GROUP=COST of `--group-costs`."""
-    group, separator, cost = text.partition("=")
-    try:
-        if not separator or not group:
-            raise ValueError
-        return group, float(cost)
-    except ValueError:
-        raise ValueError(f"expected GROUP=COST, got {text!r}") from None
 
 
 def _value(text: str) -> float | str:
@@ -181,7 +170,7 @@ def _data_arguments():
         (
             ["--group-costs"],
             {
-                "type": _group_cost,
+                "type": group_cost,
                 "nargs": "*",
                 "default": [],
                 "metavar": "GROUP=COST",
