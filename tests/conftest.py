@@ -44,24 +44,19 @@ def run_method(
 ):
     """The method's `select` (after its `prepare` unless `prepared` is given), with its
     declared defaults for the parameters not given: a `Selection`."""
-    declared = load_method(method)
-    values = {**declared.defaults(), **parameters}
-    if prepared is None and declared.has_preparation:
-        prepared = prepare_method(
-            method, X, y, seed=seed, n_jobs=n_jobs, engine=engine, **parameters
-        )
-    return declared.select(
+    _, selection = load_method(method).prepare_and_select(
         X,
         y,
         costs,
         budgets,
         grid,
-        prepared=prepared,
         seed=seed,
         n_jobs=n_jobs,
-        engine=declared.engine_for(engine),
-        **declared.stage_parameters(values, "select"),
+        engine=engine,
+        prepared=prepared,
+        **parameters,
     )
+    return selection
 
 
 def prepare_method(

@@ -292,6 +292,47 @@ class Method:
         one)."""
         raise NotImplementedError
 
+    def prepare_and_select(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        costs: "FeatureCosts | np.ndarray",
+        budgets: Sequence[float],
+        grid: Sequence[float],
+        *,
+        seed: int,
+        n_jobs: int = 1,
+        engine: str = "auto",
+        prepared: dict | None = None,
+        **values,
+    ) -> tuple[dict | None, Selection]:
+        """`prepare` (unless `prepared` is given) and `select` in one process, with the
+        declared defaults for the parameters not in `values` and each stage on its engine for
+        the study's `engine`: the cost-free part and the selection."""
+        values = {**self.defaults(), **values}
+        if prepared is None and self.has_preparation:
+            prepared = self.prepare(
+                X,
+                y,
+                seed=seed,
+                n_jobs=n_jobs,
+                engine=self.engine_for(engine, stage="prepare"),
+                **self.stage_parameters(values, "prepare"),
+            )
+        selection = self.select(
+            X,
+            y,
+            costs,
+            budgets,
+            grid,
+            prepared=prepared,
+            seed=seed,
+            n_jobs=n_jobs,
+            engine=self.engine_for(engine),
+            **self.stage_parameters(values, "select"),
+        )
+        return prepared, selection
+
     # Optional hooks.
 
     def evaluation_columns(self, selection, artifacts, X_test, y_test, costs):

@@ -83,30 +83,17 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
         budget = check_budget(self.budget)
         if not isinstance(self.n_jobs, int | np.integer) or self.n_jobs < 1:
             raise DataError(f"{name}: n_jobs must be a positive integer, got {self.n_jobs!r}")
-        engine = getattr(self, "engine", "auto")
-        seed = self._seed()
-        prepared = getattr(self, "precomputed", None)
-        if prepared is None and method.has_preparation:
-            prepared = method.prepare(
-                X,
-                y,
-                seed=seed,
-                n_jobs=int(self.n_jobs),
-                engine=method.engine_for(engine, stage="prepare"),
-                **method.stage_parameters(values, "prepare"),
-            )
-        self.precomputed_ = prepared
-        selection = method.select(
+        self.precomputed_, selection = method.prepare_and_select(
             X,
             y,
             costs,
             [budget],
             self._grid(),
-            prepared=prepared,
-            seed=seed,
+            seed=self._seed(),
             n_jobs=int(self.n_jobs),
-            engine=method.engine_for(engine),
-            **method.stage_parameters(values, "select"),
+            engine=getattr(self, "engine", "auto"),
+            prepared=getattr(self, "precomputed", None),
+            **values,
         )
         record = method.choose_record(selection.records)
         self.selected_features_ = np.asarray(record["features"], dtype=int)

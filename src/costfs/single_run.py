@@ -56,31 +56,11 @@ def select_once(
         values = [float(v) for v in (grid if grid is not None else default)]
     else:
         values = [float(value)]
-    parameters = declared.defaults()
-    prepared = None
-    if declared.has_preparation:
-        progress(f"{method}: cost-free part")
-        prepared = declared.prepare(
-            X,
-            y,
-            seed=seed,
-            n_jobs=n_jobs,
-            engine=declared.engine_for(engine, stage="prepare"),
-            **declared.stage_parameters(parameters, "prepare"),
-        )
     progress(f"{method}: selection for {len(budgets)} budget(s) x {max(len(values), 1)} value(s)")
-    records = declared.select(
-        X,
-        y,
-        costs,
-        list(budgets),
-        values,
-        prepared=prepared,
-        seed=seed,
-        n_jobs=n_jobs,
-        engine=declared.engine_for(engine),
-        **declared.stage_parameters(parameters, "select"),
-    ).records
+    _, selection = declared.prepare_and_select(
+        X, y, costs, list(budgets), values, seed=seed, n_jobs=n_jobs, engine=engine
+    )
+    records = selection.records
     if value != "tuned":
         # one record per budget, as the selector picks it
         records = [
