@@ -6,6 +6,7 @@ rewrites the blocks, and a test fails when a file's block differs from what the 
 give.
 """
 
+import importlib
 import re
 
 import yaml
@@ -141,8 +142,6 @@ def updated(path: str, text: str) -> str:
 
 def method_page(method: Method) -> str:
     """The documentation page of one method: its declaration and its module's description."""
-    import importlib
-
     hyperparameter = method.hyperparameter
     lines = [
         f"# `{method.name}`",
