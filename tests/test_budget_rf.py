@@ -14,6 +14,7 @@ from costfs.methods.budget_rf import (
     grow_budget_forests,
     grow_greedy_tree,
     pairs_impurity,
+    winning_classes,
 )
 from tests.conftest import run_method
 
@@ -30,34 +31,38 @@ def problem(rng):
 
 def test_pairs_impurity_by_hand():
     # alpha 0: 2 * (3 * 2) = 12 (two ordered pairs of classes, each 3 * 2)
-    assert pairs_impurity(3, 2, 0) == 12
+    assert pairs_impurity((3, 2), 0) == 12
     # alpha 1: (3 - 1) * (2 - 1) = 2; 2 - 1^2 = 1; times 2 = 2
-    assert pairs_impurity(3, 2, 1) == 2
+    assert pairs_impurity((3, 2), 1) == 2
     # alpha 2: (5 - 2) * (4 - 2) = 6; 6 - 2^2 = 2; times 2 = 4
-    assert pairs_impurity(5, 4, 2) == 4
+    assert pairs_impurity((5, 4), 2) == 4
     # alpha 2: (3 - 2) * (3 - 2) = 1 < 2^2, clipped to 0
-    assert pairs_impurity(3, 3, 2) == 0
+    assert pairs_impurity((3, 3), 2) == 0
     # alpha 1: [1 - 1]_+ = 0, so 0 * 9 - 1 < 0, clipped to 0
-    assert pairs_impurity(1, 10, 1) == 0
+    assert pairs_impurity((1, 10), 1) == 0
     # alpha 0.5: (10.5 * 20.5) = 215.25; minus 0.25 = 215; times 2 = 430
-    assert pairs_impurity(11, 21, 0.5) == pytest.approx(430)
+    assert pairs_impurity((11, 21), 0.5) == pytest.approx(430)
     # vectorised over count arrays
-    assert np.array_equal(pairs_impurity(np.array([3, 5]), np.array([2, 4]), 2), [0, 4])
+    assert np.array_equal(pairs_impurity((np.array([3, 5]), np.array([2, 4])), 2), [0, 4])
+    # three classes, alpha 1: pairs (2*1 - 1) + (2*0 - 1)_+ + (1*0 - 1)_+ = 1; times 2 = 2
+    assert pairs_impurity((3, 2, 1), 1) == 2
+    # three classes, alpha 0: 2 * (3*2 + 3*4 + 2*4) = 52
+    assert pairs_impurity((3, 2, 4), 0) == 52
 
 
 @pytest.mark.parametrize("alpha", ALPHAS)
 def test_pairs_impurity_is_zero_for_pure_nodes(alpha):
     counts = np.arange(0, 50)
-    assert np.all(pairs_impurity(counts, 0, alpha) == 0)
-    assert np.all(pairs_impurity(0, counts, alpha) == 0)
+    assert np.all(pairs_impurity((counts, 0), alpha) == 0)
+    assert np.all(pairs_impurity((0, counts), alpha) == 0)
 
 
 @pytest.mark.parametrize("alpha", ALPHAS)
 def test_pairs_impurity_never_decreases_when_examples_are_added(alpha):
     n0, n1 = np.meshgrid(np.arange(40), np.arange(40), indexing="ij")
-    impurity = pairs_impurity(n0, n1, alpha)
-    assert np.all(pairs_impurity(n0 + 1, n1, alpha) >= impurity)
-    assert np.all(pairs_impurity(n0, n1 + 1, alpha) >= impurity)
+    impurity = pairs_impurity((n0, n1), alpha)
+    assert np.all(pairs_impurity((n0 + 1, n1), alpha) >= impurity)
+    assert np.all(pairs_impurity((n0, n1 + 1), alpha) >= impurity)
     assert np.all(impurity >= 0)
 
 
@@ -65,18 +70,18 @@ def _reference_choice(X, y, draws, rows, costs, alpha, paid, exponent=1.0, rest=
     """GreedyTree's split feature at a node, by brute force over features and thresholds:
     features in `paid` cost 0, others are eligible only if their cost is at most `rest`."""
     drawn = draws[rows]
-    total = (drawn[y[rows] == 0].sum(), drawn[y[rows] == 1].sum())
-    impurity = pairs_impurity(*total, alpha)
+    classes = range(int(y.max()) + 1)
+    total = [drawn[y[rows] == k].sum() for k in classes]
+    impurity = pairs_impurity(total, alpha)
     best = None
     for j in range(X.shape[1]):
         worst = np.inf
         for threshold in np.unique(X[rows, j])[:-1]:
             left = X[rows, j] <= threshold
             counts = [
-                (drawn[side & (y[rows] == 0)].sum(), drawn[side & (y[rows] == 1)].sum())
-                for side in (left, ~left)
+                [drawn[side & (y[rows] == k)].sum() for k in classes] for side in (left, ~left)
             ]
-            worst = min(worst, max(pairs_impurity(*c, alpha) for c in counts))
+            worst = min(worst, max(pairs_impurity(c, alpha) for c in counts))
         decrease = impurity - worst
         if decrease <= 0 or (j not in paid and costs[j] > rest):
             continue
@@ -89,10 +94,12 @@ def _reference_choice(X, y, draws, rows, costs, alpha, paid, exponent=1.0, rest=
 @pytest.mark.parametrize("alpha", [0, 1, 3])
 @pytest.mark.parametrize("paid_features_free", [False, True])
 @pytest.mark.parametrize("exponent", [0, 0.5, 1])
-def test_greedy_tree_splits_match_brute_force(rng, alpha, paid_features_free, exponent):
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_greedy_tree_splits_match_brute_force(rng, alpha, paid_features_free, exponent, n_classes):
     # Few distinct values per feature: ties in values and between features are common.
     X = rng.integers(0, 5, size=(40, 4)).astype(float)
-    y = (X[:, 0] + X[:, 1] + rng.integers(0, 3, size=40) > 5).astype(int)
+    signal = X[:, 0] + X[:, 1] + rng.integers(0, 3, size=40)
+    y = np.digitize(signal, [5.5] if n_classes == 2 else [4.5, 6.5])
     costs = np.array([0.5, 0.3, 0.8, 0.3])
     draws = np.bincount(rng.integers(0, 40, size=40), minlength=40)
     tree = grow_greedy_tree(
@@ -341,3 +348,9 @@ def test_the_selector_takes_the_exponent_with_the_lowest_ensemble_oob_error(prob
         feature_costs=costs, budget=2.0, alpha=2, n_trees_max=4, random_state=1
     ).fit(X, y)
     assert np.array_equal(selector.selected_features_, best["features"])
+
+
+def test_votes_go_to_the_class_with_most_and_ties_to_the_majority_class_if_tied():
+    votes = np.array([[3, 1, 0], [2, 2, 0], [0, 2, 2], [1, 1, 1], [0, 0, 4]])
+    assert winning_classes(votes, tie_label=0).tolist() == [0, 0, 1, 0, 2]
+    assert winning_classes(votes, tie_label=2).tolist() == [0, 0, 2, 2, 2]

@@ -6,6 +6,7 @@ from sklearn.preprocessing import StandardScaler
 
 from costfs.bcr import BUDGET_TOLERANCE
 from costfs.methods.featboost import FeatBoostModels, featboost_path
+from costfs.methods.xgb_fs import xgboost_classifier
 from tests.conftest import prepare_method, run_method
 
 SMALL_XGBOOST = {"n_estimators": 10, "max_depth": 3}
@@ -163,11 +164,13 @@ def test_max_features_selected_caps_the_search(easy_problem):
     assert path.features == (1,) and path.stop == "max_features"
 
 
-def test_knn_accuracies_match_scikit_learn_with_the_scaler_fit_in_each_fold():
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_knn_accuracies_match_scikit_learn_with_the_scaler_fit_in_each_fold(n_classes):
     rng = np.random.default_rng(2)
     X = rng.normal(size=(120, 6)) * [1.0, 5.0, 0.2, 1.0, 3.0, 1.0] + [0, 0, 0, 4.0, 0, 0]
     X[:30, 3] += 10.0  # a shift that whole-data scaling would leak into the held-out fold
-    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
+    signal = X[:, 0] + rng.normal(size=120)
+    y = np.digitize(signal, [0.0] if n_classes == 2 else [-0.5, 0.5])
     models = small_models(X, y, n_neighbors=5)
     candidates = np.array([0, 2, 4, 5])
     expected = []
@@ -183,6 +186,16 @@ def test_knn_accuracies_match_scikit_learn_with_the_scaler_fit_in_each_fold():
             )
         )
     assert np.allclose(models.accuracies((1, 3), candidates), expected)
+
+
+def test_multi_class_loss_is_the_softmax_cross_entropy():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(90, 4))
+    y = np.digitize(X[:, 0] + rng.normal(scale=0.5, size=90), [-0.5, 0.5])
+    models = small_models(X, y)
+    model = xgboost_classifier(**models.xgboost).fit(X[:, [0, 2]], y)
+    probability = model.predict_proba(X[:, [0, 2]])[np.arange(90), y]
+    assert np.allclose(models.loss((0, 2)), -np.log(probability), rtol=1e-5)
 
 
 def test_xgboost_evaluator(easy_problem):

@@ -15,6 +15,27 @@ def test_auc_scores_match_scikit_learn(rng):
     assert np.allclose(auc_scores(X, y), expected)
 
 
+def test_multi_class_auc_scores_are_the_mean_one_vs_rest_score(rng):
+    X = rng.normal(size=(300, 5))
+    X[:, 4] = np.round(X[:, 4])
+    # class 1 sits between classes 0 and 2 on feature 0: a binary AUC would miss it
+    y = np.digitize(X[:, 0] + rng.normal(scale=0.3, size=300), [-0.5, 0.5])
+    expected = [
+        np.mean([2 * abs(roc_auc_score(y == k, X[:, j]) - 0.5) for k in range(3)])
+        for j in range(5)
+    ]
+    assert np.allclose(auc_scores(X, y), expected)
+    assert auc_scores(X, y).argmax() == 0
+
+
+@pytest.mark.parametrize("engine", ["sklearn", "sklearnex"])
+def test_permutation_importance_handles_three_classes(rng, engine):
+    X = rng.normal(size=(300, 6))
+    y = np.digitize(X[:, 1] + 0.3 * rng.normal(size=300), [-0.5, 0.5])
+    scores = permutation_importance(X, y, n_trees=60, seed=0, engine=engine)
+    assert scores.argmax() == 1 and scores[1] > 0.2
+
+
 def test_permutation_importance_finds_the_signal_and_is_thread_independent(rng):
     X = rng.normal(size=(300, 8))
     y = (X[:, 2] - X[:, 5] > 0).astype(int)

@@ -115,6 +115,17 @@ def test_l1_path_supports_are_distinct_and_non_empty(problem):
     assert supports[0].sum() < supports[-1].sum()  # sparse at small C, denser at large C
 
 
+def test_multinomial_l1_path_first_finds_the_feature_that_separates_the_middle_class(rng):
+    X = rng.normal(size=(240, 5))
+    # class 1 lies between 0 and 2 on feature 3 and is set apart from the others by feature 1
+    y = np.digitize(X[:, 3], [-0.6, 0.6])
+    X[:, 1] += 2.0 * (y == 1)
+    supports = msb.l1_path_supports(X, y, path_length=15)
+    assert supports.any(axis=1).all() and supports[-1].sum() > supports[0].sum()
+    assert set(np.flatnonzero(supports[0])) <= {1, 3}
+    assert supports[:3].any(axis=0)[[1, 3]].all()
+
+
 def test_pareto_schedule_keeps_only_non_dominated_models(rng):
     models = pd.DataFrame(
         {

@@ -77,11 +77,15 @@ def test_fig1_records_of_select():
 
 
 def ensemble_error(votes: np.ndarray, y: np.ndarray, trees: list[int]) -> float:
+    """A row is right when its true class has more votes than every other class."""
+    classes = range(int(y.max()) + 1)
     if not trees:
-        return sts.EMPTY_ENSEMBLE_ERROR
-    ones = (votes[trees] == 1).sum(axis=0)
-    zeros = (votes[trees] == 0).sum(axis=0)
-    return float(np.mean(~np.where(y == 1, ones > zeros, zeros > ones)))
+        return sts.empty_ensemble_error(len(classes))
+    counts = np.array([(votes[trees] == k).sum(axis=0) for k in classes])
+    right = [
+        all(counts[y[r], r] > counts[k, r] for k in classes if k != y[r]) for r in range(y.size)
+    ]
+    return float(np.mean(~np.array(right)))
 
 
 def reference_path(features, votes, y, costs, budget, xi, positive_delta):
@@ -110,14 +114,15 @@ def reference_path(features, votes, y, costs, budget, xi, positive_delta):
         pool = [t for t in pool if t != tree and set(features[t]) - paid]
 
 
-def random_ensemble(rng, n_trees=30, n_features=8, n_rows=40):
-    y = rng.integers(0, 2, size=n_rows)
+def random_ensemble(rng, n_trees=30, n_features=8, n_rows=40, n_classes=2):
+    y = rng.integers(0, n_classes, size=n_rows)
     features = [
         sorted(rng.choice(n_features, size=rng.integers(1, 4), replace=False).tolist())
         for _ in range(n_trees - 1)
     ] + [[]]  # a tree that never split
     correct = rng.random((n_trees, n_rows)) < 0.65
-    votes = np.where(correct, y, 1 - y)
+    wrong_class = (y + rng.integers(1, n_classes, size=(n_trees, n_rows))) % n_classes
+    votes = np.where(correct, y, wrong_class)
     votes[rng.random((n_trees, n_rows)) < 0.4] = sts.IN_BAG
     # Costs in eighths add up exactly in any order, so ties are real ties in both versions.
     costs = rng.integers(1, 9, size=n_features) / 8
@@ -125,12 +130,13 @@ def random_ensemble(rng, n_trees=30, n_features=8, n_rows=40):
 
 
 @pytest.mark.parametrize("positive_delta", ["multiply", "divide"])
-def test_matches_a_naive_implementation_and_keeps_the_budget(positive_delta):
+@pytest.mark.parametrize("n_classes", [2, 3, 4])
+def test_matches_a_naive_implementation_and_keeps_the_budget(positive_delta, n_classes):
     rng = np.random.default_rng(7)
     budgets = [0.5, 1.0, 2.0, 3.5]
     grid = [0.0, 0.5, 1.0, 2.0]
     for _ in range(8):
-        features, votes, y, costs = random_ensemble(rng)
+        features, votes, y, costs = random_ensemble(rng, n_classes=n_classes)
         prepared = pack_ensemble(features, votes)
         paths = selection_paths(prepared, y, costs, budgets, grid, positive_delta)
         for xi, xi_paths in zip(grid, paths, strict=True):

@@ -63,8 +63,13 @@ def random_forest(*, n_trees: int, n_features: int, seed: int, n_jobs: int = 1, 
 
 
 def majority_class(y: np.ndarray) -> int:
-    """The training majority class (0 on an exact tie)."""
+    """The training majority class (the lowest of the most frequent classes on a tie)."""
     return int(np.argmax(np.bincount(y, minlength=2)))
+
+
+def class_count(y: np.ndarray) -> int:
+    """The number of classes of labels coded 0..K-1 (at least two)."""
+    return max(2, int(np.max(y)) + 1)
 
 
 def forest_errors(
@@ -119,12 +124,19 @@ def _oob_error(X: np.ndarray, y: np.ndarray, n_trees: int, seed: int, engine: st
             .oob_score_
         )
     result = _onedal_training(
-        n_trees, X.shape[1], seed, importance="none", results="computeOutOfBagError"
+        n_trees,
+        X.shape[1],
+        seed,
+        n_classes=class_count(y),
+        importance="none",
+        results="computeOutOfBagError",
     ).compute(np.ascontiguousarray(X, dtype=float), y.astype(float).reshape(-1, 1))
     return float(result.outOfBagError[0, 0])
 
 
-def _onedal_training(n_trees: int, n_features: int, seed: int, *, importance: str, results: str):
+def _onedal_training(
+    n_trees: int, n_features: int, seed: int, *, n_classes: int, importance: str, results: str
+):
     """oneDAL's forest training as `random_forest`'s sklearnex forest grows it.
 
     daal4py drives the same oneDAL forest as sklearnex (hist splits, 256 bins, bins of >= 1
@@ -134,7 +146,7 @@ def _onedal_training(n_trees: int, n_features: int, seed: int, *, importance: st
     import daal4py
 
     return daal4py.decision_forest_classification_training(
-        nClasses=2,
+        nClasses=n_classes,
         method="hist",
         nTrees=n_trees,
         featuresPerNode=default_mtry(n_features),
@@ -160,6 +172,7 @@ def onedal_permutation_importance(
     only decides how many blocks grow at once: the result is the same for any `n_jobs`.
     """
     X = np.ascontiguousarray(X, dtype=float)
+    n_classes = class_count(y)
     y = np.asarray(y, dtype=float).reshape(-1, 1)
     sizes = np.diff(np.linspace(0, n_trees, IMPORTANCE_BLOCKS + 1).astype(int))
     blocks = [int(size) for size in sizes if size > 0]
@@ -167,7 +180,12 @@ def onedal_permutation_importance(
     def block_importance(block: int) -> np.ndarray:
         block_seed = int(np.random.SeedSequence([seed, block]).generate_state(1)[0])
         training = _onedal_training(
-            blocks[block], X.shape[1], block_seed, importance="MDA_Raw", results=""
+            blocks[block],
+            X.shape[1],
+            block_seed,
+            n_classes=n_classes,
+            importance="MDA_Raw",
+            results="",
         )
         return training.compute(X, y).variableImportance.ravel() * blocks[block]
 

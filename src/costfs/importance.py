@@ -4,16 +4,25 @@ import numpy as np
 from joblib import Parallel, delayed
 from scipy.stats import rankdata
 
-from costfs.forest import default_mtry, onedal_permutation_importance
+from costfs.forest import class_count, default_mtry, onedal_permutation_importance
 from costfs.trees import GrownTree, grow_trees
 
 
 def auc_scores(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """J_AUC = 2 |AUC(X_j) - 0.5| per column (Mann-Whitney form, mid-ranks for ties)."""
+    """J_AUC = 2 |AUC(X_j) - 0.5| per column (Mann-Whitney form, mid-ranks for ties).
+
+    For K > 2 classes: the mean over classes of the one-vs-rest 2 |AUC - 0.5| (for two
+    classes both one-vs-rest scores equal the binary one).
+    """
     ranks = rankdata(X, axis=0)
-    n_positive = int(y.sum())
-    n_negative = y.size - n_positive
-    auc = (ranks[y == 1].sum(axis=0) - n_positive * (n_positive + 1) / 2) / (
+    classes = [1] if class_count(y) == 2 else range(class_count(y))
+    return np.mean([_one_vs_rest_score(ranks, y == k) for k in classes], axis=0)
+
+
+def _one_vs_rest_score(ranks: np.ndarray, positive: np.ndarray) -> np.ndarray:
+    n_positive = int(positive.sum())
+    n_negative = positive.size - n_positive
+    auc = (ranks[positive].sum(axis=0) - n_positive * (n_positive + 1) / 2) / (
         n_positive * n_negative
     )
     return 2.0 * np.abs(auc - 0.5)

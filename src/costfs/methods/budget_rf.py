@@ -38,7 +38,7 @@ from joblib import Parallel, delayed
 
 from costfs.bcr import BUDGET_TOLERANCE, ratio_ranks
 from costfs.costs import FeatureCosts
-from costfs.forest import majority_class
+from costfs.forest import class_count, majority_class
 from costfs.method import (
     Hyperparameter,
     Method,
@@ -54,14 +54,27 @@ LEAF = -1
 """`feature` of a leaf node."""
 
 
-def pairs_impurity(n0, n1, alpha: float):
-    """Threshold-Pairs F_alpha of nodes with class counts (n0, n1).
+def _pair_products(counts, alpha: float) -> list:
+    """[n_i - alpha]_+ [n_j - alpha]_+ for every pair of classes i < j."""
+    excess = [np.maximum(np.asarray(n) - alpha, 0) for n in counts]
+    return [excess[i] * excess[j] for i in range(len(excess)) for j in range(i + 1, len(excess))]
 
-    The sum over ordered pairs i != j of [[n_i - alpha]_+ [n_j - alpha]_+ - alpha^2]_+ has two
-    equal terms for two classes.
-    """
-    excess = np.maximum(np.asarray(n0) - alpha, 0) * np.maximum(np.asarray(n1) - alpha, 0)
-    return 2.0 * np.maximum(excess - alpha**2, 0.0)
+
+def pairs_impurity(counts, alpha: float):
+    """Threshold-Pairs F_alpha of nodes with class counts `counts` (one count, or array of
+    counts, per class): the sum over ordered pairs i != j of [[n_i - alpha]_+ [n_j - alpha]_+ -
+    alpha^2]_+, twice the sum over the pairs i < j."""
+    total = 0
+    for product in _pair_products(counts, alpha):
+        total = total + np.maximum(product - alpha**2, 0.0)
+    return 2.0 * total
+
+
+def winning_classes(class_votes: np.ndarray, tie_label: int) -> np.ndarray:
+    """Per row of (rows x K) class counts, the class with the most; a tie goes to
+    `tie_label` where it is among the tied classes, else to the lowest of them."""
+    is_max = class_votes == class_votes.max(axis=-1, keepdims=True)
+    return np.where(is_max[..., tie_label], tie_label, np.argmax(is_max, axis=-1))
 
 
 @dataclass(frozen=True)
@@ -93,29 +106,55 @@ class GreedyTree:
         return self.label[node]
 
 
-def _minimax_cuts(drawn, ones, alpha, min_leaf, distinct=None):
-    """Per feature (row of the node's column-sorted arrays of bootstrap draws and draws of
-    class 1): the cut position k (left child = sorted positions 0..k) minimising the larger
+def _minimax_cuts(drawn, class_drawn, alpha, min_leaf, distinct=None):
+    """Per feature (row of the node's column-sorted arrays of bootstrap draws, and of draws
+    per class): the cut position k (left child = sorted positions 0..k) minimising the larger
     child impurity, and that impurity (inf where no cut leaves `min_leaf` draws on both sides
-    or where `distinct[j, k]` is False: equal values at positions k and k + 1)."""
+    or where `distinct[j, k]` is False: equal values at positions k and k + 1).
+
+    `class_drawn` is (K, features, rows), or for two classes (1, features, rows) with class
+    1's draws only. Ties between cuts go to the smaller sum of pair products, then the lowest
+    threshold.
+    """
     drawn_left = np.cumsum(drawn, axis=1)[:, :-1]
-    ones_left = np.cumsum(ones, axis=1)[:, :-1]
-    ones_total = ones[0].sum()
-    zeros_total = drawn[0].sum() - ones_total
-    zeros_left = drawn_left - ones_left
-    # F = 2 [P - alpha^2]_+ is non-decreasing in the pair product P, so the cut is found on P.
-    left = np.maximum(zeros_left - alpha, 0) * np.maximum(ones_left - alpha, 0)
-    right = np.maximum(zeros_total - alpha - zeros_left, 0) * np.maximum(
-        ones_total - alpha - ones_left, 0
-    )
-    worse = np.maximum(left, right, out=left).astype(float, copy=False)
-    if distinct is not None:
-        worse[~distinct] = np.inf
     if min_leaf > 1:
-        worse[(drawn_left < min_leaf) | (drawn_left > drawn[0].sum() - min_leaf)] = np.inf
-    cut = np.argmin(worse, axis=1)
-    product = worse[np.arange(cut.size), cut]
-    return cut, 2.0 * np.maximum(product - alpha**2, 0.0)
+        too_small = (drawn_left < min_leaf) | (drawn_left > drawn[0].sum() - min_leaf)
+    if class_drawn.shape[0] == 1:
+        ones = class_drawn[0]
+        ones_left = np.cumsum(ones, axis=1)[:, :-1]
+        ones_total = ones[0].sum()
+        zeros_total = drawn[0].sum() - ones_total
+        zeros_left = drawn_left - ones_left
+        # F = 2 [P - alpha^2]_+ is non-decreasing in the pair product P, so the cut is found
+        # on P.
+        left = np.maximum(zeros_left - alpha, 0) * np.maximum(ones_left - alpha, 0)
+        right = np.maximum(zeros_total - alpha - zeros_left, 0) * np.maximum(
+            ones_total - alpha - ones_left, 0
+        )
+        worse = np.maximum(left, right, out=left).astype(float, copy=False)
+        if distinct is not None:
+            worse[~distinct] = np.inf
+        if min_leaf > 1:
+            worse[too_small] = np.inf
+        cut = np.argmin(worse, axis=1)
+        product = worse[np.arange(cut.size), cut]
+        return cut, 2.0 * np.maximum(product - alpha**2, 0.0)
+    left_counts = np.cumsum(class_drawn, axis=2)[:, :, :-1]
+    right_counts = class_drawn[:, :1].sum(axis=2, keepdims=True) - left_counts
+    worse = np.maximum(pairs_impurity(left_counts, alpha), pairs_impurity(right_counts, alpha))
+    products = np.maximum(
+        sum(_pair_products(left_counts, alpha)), sum(_pair_products(right_counts, alpha))
+    ).astype(float)
+    blocked = np.zeros(worse.shape, dtype=bool)
+    if distinct is not None:
+        blocked |= ~distinct
+    if min_leaf > 1:
+        blocked |= too_small
+    worse[blocked] = np.inf
+    best = worse.min(axis=1, keepdims=True)
+    products[(worse != best) | blocked] = np.inf
+    cut = np.argmin(products, axis=1)
+    return cut, worse[np.arange(cut.size), cut]
 
 
 @dataclass(frozen=True)
@@ -177,13 +216,16 @@ def grow_greedy_tree(
     With a `ledger`, only splits the budget affords are eligible, features it has paid for
     cost 0, and every split on a new feature pays for it. Ties: features by lower ratio, then
     lower cost, then larger impurity decrease, then lower index; within a feature, the cut
-    with the smallest pair product, then the lowest threshold. A leaf with tied class counts
-    predicts `tie_label`.
+    with the smallest pair product, then the lowest threshold. A leaf predicts the class with
+    the most draws; a tie among classes goes to `tie_label` if it is among them, else the
+    lowest. `y` holds class codes 0..K-1.
     """
     n_features = X.shape[1]
     columns = X.T
     tied = sorted_columns.tied
-    ones_drawn = draws * y
+    class_drawn = draws * (y == np.arange(class_count(y))[:, None])
+    # With two classes, class 1's draws and all draws give both counts.
+    tracked = class_drawn[1:] if class_drawn.shape[0] == 2 else class_drawn
     in_bag = draws > 0
     root = sorted_columns.order[in_bag[sorted_columns.order]].reshape(n_features, -1)
     feature, threshold, left, right, label = [], [], [], [], []
@@ -194,14 +236,13 @@ def grow_greedy_tree(
         if parent is not None:
             (left if is_left else right)[parent] = node
         rows = order[0]
-        ones = int(ones_drawn[rows].sum())
-        zeros = int(draws[rows].sum()) - ones
-        label.append(1 if ones > zeros else 0 if zeros > ones else tie_label)
+        counts = class_drawn[:, rows].sum(axis=1)
+        label.append(int(winning_classes(counts, tie_label)))
         feature.append(LEAF)
         threshold.append(np.nan)
         left.append(LEAF)
         right.append(LEAF)
-        impurity = pairs_impurity(zeros, ones, alpha)
+        impurity = pairs_impurity(counts, alpha)
         if impurity == 0 or rows.size < 2:
             continue
         distinct = None
@@ -209,7 +250,7 @@ def grow_greedy_tree(
             distinct = np.ones((n_features, rows.size - 1), dtype=bool)
             values = columns[tied[:, None], order[tied]]
             distinct[tied] = values[:, 1:] > values[:, :-1]
-        cut, worse = _minimax_cuts(draws[order], ones_drawn[order], alpha, min_leaf, distinct)
+        cut, worse = _minimax_cuts(draws[order], tracked[:, order], alpha, min_leaf, distinct)
         decrease = impurity - worse
         candidates = np.flatnonzero(decrease > 0)
         if ledger is None:
@@ -279,14 +320,12 @@ class BudgetForest:
         return np.unique(np.concatenate([np.empty(0, dtype=np.intp), *used]))
 
 
-def _vote_error(votes_for_one, votes, y, tie_label) -> float:
-    """MMCE of majority votes over the rows that have at least one vote."""
-    voted = votes > 0
+def _vote_error(class_votes, y, tie_label) -> float:
+    """MMCE of majority votes (`winning_classes`) over the rows that have at least one vote."""
+    voted = class_votes.sum(axis=1) > 0
     if not voted.any():
         return float(np.mean(y != tie_label))
-    twice = 2 * votes_for_one[voted]
-    predicted = np.where(twice > votes[voted], 1, np.where(twice < votes[voted], 0, tie_label))
-    return float(np.mean(predicted != y[voted]))
+    return float(np.mean(winning_classes(class_votes[voted], tie_label) != y[voted]))
 
 
 def grow_budget_forest(
@@ -320,10 +359,9 @@ def grow_budget_forest(
     static_costs = costs.standalone()
     used = np.zeros(X.shape[1], dtype=bool)
     acquired = np.zeros(X.shape, dtype=bool)
-    votes_for_one = np.zeros(n_rows)
-    votes = np.zeros(n_rows)
+    class_votes = np.zeros((n_rows, class_count(y)), dtype=np.int64)
     trees = []
-    union_cost, oob_mmce, acquisition_cost = [0.0], [_vote_error(votes, votes, y, tie_label)], [0.0]
+    union_cost, oob_mmce, acquisition_cost = [0.0], [_vote_error(class_votes, y, tie_label)], [0.0]
     for index in range(n_trees_max):
         draws = bootstrap_draws(seed, index, n_rows)
         tree = grow_greedy_tree(
@@ -347,11 +385,10 @@ def grow_budget_forest(
         used = with_tree
         trees.append(tree)
         predicted = tree.route(X, acquired)
-        out_of_bag = draws == 0
-        votes[out_of_bag] += 1
-        votes_for_one[out_of_bag] += predicted[out_of_bag]
+        out_of_bag = np.flatnonzero(draws == 0)
+        class_votes[out_of_bag, predicted[out_of_bag]] += 1
         union_cost.append(cost)
-        oob_mmce.append(_vote_error(votes_for_one, votes, y, tie_label))
+        oob_mmce.append(_vote_error(class_votes, y, tie_label))
         acquisition_cost.append(float(costs.row_totals(acquired).mean()))
     return BudgetForest(
         alpha=float(alpha),
@@ -493,15 +530,15 @@ def ensemble_test_metrics(
     y_test = np.asarray(y_test)
     costs = FeatureCosts.of(costs)
     tie_label = int(forests["tie_label"])
+    # Wide enough for every label a leaf can predict.
+    n_classes = max(tie_label, int(np.max(forests["node_label"], initial=0))) + 1
     rows = []
     for (alpha, exponent, budget), trees in trees_from_arrays(forests).items():
         acquired = np.zeros(X_test.shape, dtype=bool)
-        votes_for_one = np.zeros(y_test.size)
+        class_votes = np.zeros((y_test.size, n_classes), dtype=np.int64)
         for tree in trees:
-            votes_for_one += tree.route(X_test, acquired)
-        twice = 2 * votes_for_one
-        n_trees = len(trees)
-        predicted = np.where(twice > n_trees, 1, np.where(twice < n_trees, 0, tie_label))
+            class_votes[np.arange(y_test.size), tree.route(X_test, acquired)] += 1
+        predicted = winning_classes(class_votes, tie_label)
         rows.append(
             {
                 "value": alpha,

@@ -24,7 +24,8 @@ Decisions where the paper is silent or ambiguous:
   default; 64 is about 3x faster at p = 200). It has no random parts (no subsampling).
 - Weights have mean 1, not sum 1 (as in the authors' code): XGBoost's `min_child_weight` is on
   the weighted hessian, so weights of 1/n would stop every split.
-- The loss is computed from H1's margin (softplus), so a row predicted right with certainty
+- The loss is computed from H1's margin (softplus; for K > 2 classes the softmax cross-entropy of
+  its K margins), so a row predicted right with certainty
   keeps a small positive loss instead of 0, which would make the next ratio 0/0.
 - Resets: the authors' code allows a single reset per run, the pseudocode re-arms the reset
   after each successful addition. The default follows the code (`reset_rule: once`, the
@@ -53,6 +54,7 @@ which `prepare` computes once per data set (H1 has no random parts, so it is the
 from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.special import logsumexp
 from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import StandardScaler
 
@@ -107,6 +109,7 @@ class FeatBoostModels:
             raise ValueError(f"evaluator must be one of {EVALUATORS}, got {evaluator!r}")
         self.X = np.asarray(X, dtype=float)
         self.y = np.unique(y, return_inverse=True)[1]
+        self.n_classes = int(self.y.max()) + 1
         self.evaluator = evaluator
         self.n_neighbors = int(n_neighbors)
         self.xgboost = dict(
@@ -201,7 +204,7 @@ class FeatBoostModels:
         """k-NN accuracies of all candidates on one fold at once. Squared Euclidean distances
         add up over columns: the selected set's are computed once and each candidate adds its
         own column's, which is what makes 50 candidates cheaper than one scikit-learn call.
-        Votes as scikit-learn's uniform k-NN (for even k, a tie predicts class 0)."""
+        Votes as scikit-learn's uniform k-NN (a tie predicts the lowest tied class)."""
         train, test = self.folds[fold]
         X_train, X_test = self.fold_columns[fold]
         selected_distances = np.zeros((test.size, train.size))
@@ -217,9 +220,16 @@ class FeatBoostModels:
                 + (X_test[:, block].T[:, :, None] - X_train[:, block].T[:, None, :]) ** 2
             )
             neighbours = np.argpartition(distances, k - 1, axis=-1)[..., :k]
-            predicted = self.y[train][neighbours].mean(axis=-1) > 0.5
+            predicted = self._vote(self.y[train][neighbours])
             accuracies.extend(np.mean(predicted == self.y[test], axis=-1))
         return np.asarray(accuracies)
+
+    def _vote(self, neighbour_labels: np.ndarray) -> np.ndarray:
+        """The majority label along the last axis."""
+        if self.n_classes == 2:
+            return neighbour_labels.mean(axis=-1) > 0.5
+        counts = (neighbour_labels[..., None] == np.arange(self.n_classes)).sum(axis=-2)
+        return counts.argmax(axis=-1)
 
     def loss(self, features: tuple[int, ...]) -> np.ndarray:
         """Per row, the cross-entropy of H1 fit (unweighted) on the sorted set `features`."""
@@ -227,9 +237,15 @@ class FeatBoostModels:
             columns = self.X[:, list(features)]
             model = xgboost_classifier(**self.xgboost).fit(columns, self.y)
             margin = model.predict(columns, output_margin=True).astype(float)
-            signed_margin = np.where(self.y == 1, margin, -margin)
+            if margin.ndim == 1:
+                signed_margin = np.where(self.y == 1, margin, -margin)
+                loss = np.logaddexp(0.0, -signed_margin)
+            else:
+                # Softmax cross-entropy over the K class margins.
+                true_margin = margin[np.arange(self.n_rows), self.y]
+                loss = logsumexp(margin, axis=1) - true_margin
             # Floored so that the next iteration's ratio never divides by zero.
-            self.loss_memo[features] = np.maximum(np.logaddexp(0.0, -signed_margin), 1e-300)
+            self.loss_memo[features] = np.maximum(loss, 1e-300)
         return self.loss_memo[features]
 
 

@@ -14,7 +14,8 @@ Four nested model sequences run from the full model down to two features (the pa
   to go without making the others impossible to draw;
 - `l1`: the full model, then the distinct supports with at least two features along the
   L1-logistic regularisation path (standardised X, liblinear, `l1_path_length` values of C from
-  the smallest C with a non-empty support to 10^4 times it), densest first.
+  the smallest C with a non-empty support to 10^4 times it), densest first; for K > 2 classes
+  the multinomial L1 logistic regression (saga).
 
 Every distinct model is scored by the OOB error of a Random Forest of `n_trees` trees seeded
 from (seed, sorted feature set), so a set scores the same whichever sequences propose it. The
@@ -29,11 +30,13 @@ set. The by-cost and sampling sequences depend on the costs, so they are built i
 """
 
 import math
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 import sklearn
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import l1_min_c
@@ -41,7 +44,7 @@ from sklearn.utils.fixes import parse_version
 
 from costfs.bcr import BUDGET_TOLERANCE
 from costfs.costs import FeatureCosts
-from costfs.forest import ENGINES, oob_errors
+from costfs.forest import ENGINES, class_count, oob_errors
 from costfs.importance import IMPORTANCE_ENGINES, permutation_importance
 from costfs.method import Method, Parameter, Selection, boolean, integer, number
 from costfs.seeds import derive_seed
@@ -54,25 +57,38 @@ L1_PATH_DECADES = 4
 SCHEDULE_COLUMNS = ["cost", "oob_mmce", "n_features", "features", "sequence"]
 
 
-def _l1_logistic(C: float) -> LogisticRegression:
+def _l1_logistic(C: float, **options) -> LogisticRegression:
     # scikit-learn 1.8 replaced `penalty` by `l1_ratio`.
     if parse_version(sklearn.__version__) >= parse_version("1.8"):
         penalty = {"l1_ratio": 1.0}
     else:
         penalty = {"penalty": "l1"}
-    return LogisticRegression(C=C, solver="liblinear", max_iter=1000, random_state=0, **penalty)
+    options = {"solver": "liblinear", **options}
+    return LogisticRegression(C=C, max_iter=1000, random_state=0, **penalty, **options)
 
 
 def l1_path_supports(X: np.ndarray, y: np.ndarray, *, path_length: int = 100) -> np.ndarray:
     """The distinct non-empty supports along the L1-logistic path, in order of increasing C
-    (as rows of a bool matrix: row i marks the features of support i)."""
+    (as rows of a bool matrix: row i marks the features of support i).
+
+    For K > 2 classes the model is the multinomial L1 logistic regression (saga, each fit
+    starting from the previous C's coefficients), and a feature is in the support when any
+    class's coefficient on it is non-zero.
+    """
     standardised = StandardScaler().fit_transform(X)
     smallest = l1_min_c(standardised, y, loss="log")
+    multinomial = class_count(y) > 2
+    model = _l1_logistic(smallest, solver="saga", warm_start=True) if multinomial else None
     supports = []
-    for C in smallest * np.logspace(0, L1_PATH_DECADES, path_length):
-        support = _l1_logistic(C).fit(standardised, y).coef_.ravel() != 0
-        if support.any() and not any(np.array_equal(support, seen) for seen in supports):
-            supports.append(support)
+    with warnings.catch_warnings():
+        # saga stops at max_iter on separable data at large C, where the support is (nearly)
+        # full either way.
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for C in smallest * np.logspace(0, L1_PATH_DECADES, path_length):
+            fitted = model.set_params(C=C) if multinomial else _l1_logistic(C)
+            support = (fitted.fit(standardised, y).coef_ != 0).any(axis=0)
+            if support.any() and not any(np.array_equal(support, seen) for seen in supports):
+                supports.append(support)
     return np.array(supports, dtype=bool).reshape(len(supports), X.shape[1])
 
 

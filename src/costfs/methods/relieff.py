@@ -12,6 +12,7 @@ only features scoring at least the mean score are eligible, walked by decreasing
 import numpy as np
 
 from costfs.extras import import_optional
+from costfs.forest import class_count
 from costfs.method import Method, Parameter, integer
 from costfs.methods.xgb_fs import THRESHOLD, thresholded_selection
 
@@ -29,7 +30,7 @@ def relieff_scores(
     relief = skrebate.ReliefF(
         n_neighbors=int(n_neighbors),
         categorical_threshold=int(categorical_threshold),
-        label_type="binary",
+        label_type="binary" if class_count(y) == 2 else "multiclass",
         n_jobs=n_jobs,
     )
     relief.fit(np.asarray(X, dtype=float), np.asarray(y))

@@ -16,7 +16,7 @@ from threadpoolctl import threadpool_limits
 
 from costfs.bcr import BUDGET_TOLERANCE, POSITIVE_DELTA_RULES, ratio_ranks, step_ratio
 from costfs.costs import NO_GROUP, FeatureCosts
-from costfs.forest import default_mtry
+from costfs.forest import class_count, default_mtry
 from costfs.method import (
     POSITIVE_DELTA,
     XI,
@@ -29,8 +29,12 @@ from costfs.method import (
 from costfs.seeds import derive_seed
 from costfs.trees import grow_trees
 
-EMPTY_ENSEMBLE_ERROR = 0.5
-"""MMCE of the empty ensemble (RF paper, equation 1)."""
+
+def empty_ensemble_error(n_classes: int) -> float:
+    """MMCE of the empty ensemble: 0.5 for two classes (RF paper, equation 1), in general
+    that of guessing among K classes, 1 - 1/K."""
+    return 1.0 - 1.0 / n_classes
+
 
 IN_BAG = -1
 """Vote entry of a row that is in-bag for the tree (the tree casts no vote on it)."""
@@ -40,7 +44,7 @@ def pack_ensemble(tree_features: list[np.ndarray], votes: np.ndarray) -> dict[st
     """The prepared form of a tree ensemble: flat arrays that `np.savez` stores without pickle.
 
     `tree_features[i]` are the distinct features tree i splits on; `votes[i, r]` is its class
-    vote (0/1) on training row r, or `IN_BAG` where r is in its bootstrap sample.
+    vote (0..K-1) on training row r, or `IN_BAG` where r is in its bootstrap sample.
     """
     arrays = [np.asarray(features, dtype=np.int32).ravel() for features in tree_features]
     sizes = [array.size for array in arrays]
@@ -132,17 +136,25 @@ class _Candidates:
                 f"the prepared ensemble has votes of shape {votes.shape}, expected one column "
                 f"per training row ({y.size})"
             )
-        if not np.isin(y, (0, 1)).all():
-            raise ValueError("labels must be 0/1")
+        if y.size and (y.min() < 0 or not np.issubdtype(y.dtype, np.integer)):
+            raise ValueError("labels must be class codes 0..K-1")
+        self.y = y
+        self.n_rows = y.size
+        self.n_classes = class_count(y)
+        self.votes = votes
+        self.costs = FeatureCosts.of(costs)
         voted = votes != IN_BAG
         correct = voted & (votes == y)
         wrong = voted & ~correct
-        self.n_rows = y.size
-        self.costs = FeatureCosts.of(costs)
-        self.margin_change = correct.astype(np.int8) - wrong.astype(np.int8)
-        # One product with [wrong | correct] counts, for all trees at once, the rows a tree
-        # would flip: a wrong vote breaks a row won by one vote, a correct vote wins a tied row.
-        self.flip_counts = np.hstack([wrong, correct]).astype(np.float32)
+        # One product with [wrong votes | correct votes] counts, for all trees at once, the rows
+        # a tree would flip: a wrong vote breaks a row won by one vote over the class it votes
+        # for, a correct vote wins a tied row. With two classes every wrong vote is for the one
+        # rival; with more, wrong votes are split by the class they vote for.
+        if self.n_classes == 2:
+            wrong_blocks = [wrong]
+        else:
+            wrong_blocks = [wrong & (votes == k) for k in range(self.n_classes)]
+        self.flip_counts = np.hstack([*wrong_blocks, correct]).astype(np.float32)
         self.feature_mask = self._feature_mask(prepared, self.costs.n_features)
         self.mask_weights = self.feature_mask.astype(float)
         # Per tree and group: whether the tree uses a feature of the group.
@@ -175,34 +187,62 @@ class _Candidates:
             added += self.group_mask @ (self.costs.shared * unpaid_groups)
         return added
 
-    def errors_after(self, margins: np.ndarray) -> np.ndarray:
+    def margins(self, class_votes: np.ndarray) -> np.ndarray:
+        """Per row: the ensemble's votes for the true class minus those of its strongest rival."""
+        rows = np.arange(self.n_rows)
+        rivals = class_votes.copy()
+        rivals[rows, self.y] = np.iinfo(rivals.dtype).min
+        return class_votes[rows, self.y] - rivals.max(axis=1)
+
+    def errors_after(self, class_votes: np.ndarray, margins: np.ndarray) -> np.ndarray:
         """Misclassified rows of the result ensemble if each tree were added to it."""
-        flips = np.concatenate([margins == 1, margins == 0]).astype(np.float32)
-        flips[self.n_rows :] *= -1
+        won_by_one = margins == 1
+        if self.n_classes == 2:
+            breakable = [won_by_one]
+        else:
+            strongest_rival = (
+                class_votes == (class_votes[np.arange(self.n_rows), self.y] - 1)[:, None]
+            )
+            breakable = [won_by_one & strongest_rival[:, k] for k in range(self.n_classes)]
+        flips = np.concatenate([*breakable, margins == 0]).astype(np.float32)
+        flips[-self.n_rows :] *= -1
         changes = (self.flip_counts @ flips).astype(float)
         return np.count_nonzero(margins <= 0) + changes
+
+    def add_votes(self, class_votes: np.ndarray, tree: int) -> None:
+        voted = np.flatnonzero(self.votes[tree] != IN_BAG)
+        class_votes[voted, self.votes[tree, voted]] += 1
 
 
 @dataclass
 class _PathState:
     """A result ensemble under construction."""
 
+    class_votes: np.ndarray
+    """Per row and class: the votes of the ensemble's trees."""
     margins: np.ndarray
-    """Per row: votes of the ensemble for the true class minus votes for the other class."""
+    """Per row: votes for the true class minus votes for the strongest other class."""
     unpaid: np.ndarray
     alive: np.ndarray
     """Trees that are still candidates."""
+    empty_error: float
     spent: float = 0.0
     steps: list[Step] = field(default_factory=list)
 
     def copy(self) -> "_PathState":
         return _PathState(
-            self.margins.copy(), self.unpaid.copy(), self.alive.copy(), self.spent, list(self.steps)
+            self.class_votes.copy(),
+            self.margins.copy(),
+            self.unpaid.copy(),
+            self.alive.copy(),
+            self.empty_error,
+            self.spent,
+            list(self.steps),
         )
 
     def error(self) -> float:
         if not self.steps:
-            return EMPTY_ENSEMBLE_ERROR
+            return self.empty_error
         return float(np.mean(self.margins <= 0))
 
 
@@ -212,9 +252,11 @@ def _start(candidates: _Candidates, largest_budget: float) -> _PathState:
     alive = candidates.feature_mask.any(axis=1)
     alive &= candidates.own_cost <= largest_budget + BUDGET_TOLERANCE
     return _PathState(
+        class_votes=np.zeros((candidates.n_rows, candidates.n_classes), dtype=np.int32),
         margins=np.zeros(candidates.n_rows, dtype=np.int32),
         unpaid=np.ones(candidates.costs.n_features, dtype=bool),
         alive=alive,
+        empty_error=empty_ensemble_error(candidates.n_classes),
     )
 
 
@@ -236,7 +278,7 @@ def _next_trees(
     eligible = np.flatnonzero(state.alive & (added <= remaining.max()))
     if eligible.size == 0:
         return np.full(budgets.size, -1)
-    errors = candidates.errors_after(state.margins)[eligible]
+    errors = candidates.errors_after(state.class_votes, state.margins)[eligible]
     delta = errors / candidates.n_rows - state.error()
     ratio = step_ratio(delta, added[eligible], xi, positive_delta)
     ranking = eligible[np.lexsort((eligible, added[eligible], ratio_ranks(ratio)))]
@@ -251,7 +293,8 @@ def _add_tree(candidates: _Candidates, state: _PathState, tree: int) -> None:
     if costs.has_groups:
         new_groups = costs.groups_paid(~state.unpaid | candidates.feature_mask[tree])
         added_cost += float(costs.shared[new_groups & ~costs.groups_paid(~state.unpaid)].sum())
-    state.margins += candidates.margin_change[tree]
+    candidates.add_votes(state.class_votes, tree)
+    state.margins = candidates.margins(state.class_votes)
     state.unpaid[new_features] = False
     state.spent += added_cost
     state.alive[tree] = False

@@ -267,6 +267,8 @@ class FeatureLimitedTreeSelection(Method):
         POSITIVE_DELTA,
     )
     colour = "#005F46"
+    # The numpy CART scores splits by two-class Gini.
+    multi_class = False
 
     def prepare(self, X, y, *, seed, n_jobs, engine, max_features_per_tree, trees_per_k):
         return feature_limited_ensemble(
