@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from costfs.methods import method_names
+from costfs.bcr import BUDGET_TOLERANCE
+from costfs.methods import load_method, method_names
 from costfs.validation import DataError
 from tests.conftest import small_selector
 
@@ -56,16 +57,25 @@ def test_non_numeric_column_is_named(method, problem):
 @pytest.mark.parametrize(
     ("target", "message"),
     [
-        (np.arange(150) % 3, r"exactly two classes, found 3 classes \(0, 1, 2\)"),
-        (np.ones(150), r"exactly two classes, found 1 class \(1.0\)"),
+        (np.ones(150), r"target has 1 class \(1.0\); at least two are needed"),
         (np.r_[np.zeros(149), np.nan], "missing or infinite"),
         (np.zeros(140), "expected 150 labels"),
     ],
 )
-def test_targets_that_are_not_binary_are_rejected(method, problem, target, message):
+def test_targets_without_two_classes_are_rejected(method, problem, target, message):
     X, _ = problem
     with pytest.raises(DataError, match=message):
         make(method).fit(X, target)
+
+
+def test_three_classes_are_selected_on_or_refused_by_name(method, problem):
+    X, _ = problem
+    target = np.arange(150) % 3
+    if load_method(method).multi_class:
+        assert make(method).fit(X, target).total_cost_ <= 1.0 + BUDGET_TOLERANCE
+    else:
+        with pytest.raises(DataError, match=f"method {method} handles two classes only"):
+            make(method).fit(X, target)
 
 
 @pytest.mark.parametrize(

@@ -89,8 +89,7 @@ def frame_with(**columns) -> pd.DataFrame:
         (frame_with(b=[1.0, 2, np.nan, 4, 5, 6]), "column 'b' has a missing or infinite"),
         (frame_with(b=[1.0, 2, np.inf, 4, 5, 6]), r"column 'b' has .* \(inf in row 2\)"),
         (frame_with(b=list("uvwxyz")), "column 'b' is not numeric"),
-        (frame_with(target=[0] * 6), r"positive class 1 does not occur in target 'target'"),
-        (frame_with(target=[1] * 6), "target must have exactly two classes, found 1"),
+        (frame_with(target=[1] * 6), r"target has 1 class \(1\); at least two are needed"),
         (frame_with(target=[0, 1, np.nan, 0, 1, 0]), "target column 'target' has missing"),
         (frame_with().drop(columns="target"), "no target column 'target'"),
     ],
@@ -129,4 +128,17 @@ def test_a_split_without_both_classes_in_training_is_an_error(tmp_path, caplog):
         outcomes.append(code)
         assert (code == 0) == train.exists() == test.exists()
     assert 2 in outcomes, "the single row of class 1 landed in the training part every time"
-    assert "the training part has 3 rows of class 0 and 0 of class 1" in caplog.text
+    assert "the training part has no rows of class 1 (rows per class: 3, 0)" in caplog.text
+
+
+def test_a_two_class_method_on_three_classes_fails_naming_method_and_data_set(tmp_path, caplog):
+    frame = frame_with(target=[0, 1, 2, 0, 1, 2])
+    frame.to_csv(tmp_path / "three.csv", index=False)
+    code, data = load(tmp_path, "three", {}, tmp_path)
+    assert code == 0 and set(storage.read_arrays(data)["y"]) == {0, 1, 2}
+    out = tmp_path / "prepared.npz"
+    arguments = ["prepare-method", "--method", "sts_features", "--dataset", "three", "--rep", "1"]
+    arguments += ["--data", str(data), "--out", str(out), "--study-seed", "1"]
+    assert cli.main(arguments) == 2
+    assert "method sts_features handles two classes only, but data set three has 3" in caplog.text
+    assert not out.exists()

@@ -291,40 +291,40 @@ def small(method: str) -> dict:
     return SMALL.get(method, {})
 
 
-# scikit-learn's own estimator checks. The exclusions: these checks fit on targets with three
-# or four classes (make_blobs), and costfs's selectors take binary targets, raising a DataError
-# that names the classes found; multi-class targets are not supported yet.
-MULTI_CLASS_TARGETS = "fits on a multi-class target; costfs selectors take binary targets"
-EXCLUDED_CHECKS = dict.fromkeys(
-    [
-        "check_dict_unchanged",
-        "check_dont_overwrite_parameters",
-        "check_dtype_object",
-        "check_estimators_fit_returns_self",
-        "check_estimators_overwrite_params",
-        "check_f_contiguous_array_estimator",
-        "check_fit2d_predict1d",
-        "check_fit_score_takes_y",
-        "check_methods_sample_order_invariance",
-        "check_methods_subset_invariance",
-        "check_n_features_in_after_fitting",
-        "check_positive_only_tag_during_fit",
-        "check_readonly_memmap_input",
-    ],
-    MULTI_CLASS_TARGETS,
+# scikit-learn's own estimator checks. Several fit on targets with three or four classes
+# (make_blobs): a method without multi-class support must refuse them with its DataError.
+MULTI_CLASS_CHECKS = (
+    "check_dict_unchanged",
+    "check_dont_overwrite_parameters",
+    "check_dtype_object",
+    "check_estimators_fit_returns_self",
+    "check_estimators_overwrite_params",
+    "check_f_contiguous_array_estimator",
+    "check_fit2d_predict1d",
+    "check_fit_score_takes_y",
+    "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance",
+    "check_n_features_in_after_fitting",
+    "check_positive_only_tag_during_fit",
+    "check_readonly_memmap_input",
 )
+
+
+def expected_failed_checks(estimator) -> dict[str, str]:
+    failing = {}
+    if not estimator._method.multi_class:
+        reason = f"method {estimator._method.name} handles two classes only (DataError)"
+        failing |= dict.fromkeys(MULTI_CLASS_CHECKS, reason)
+    if type(estimator).__name__ == "BorutaSelector":
+        failing["check_transformer_n_iter"] = (
+            "max_iter is Boruta's own; the selector has no n_iter_"
+        )
+    return failing
 
 
 @parametrize_with_checks(
     [small_selector(method) for method in METHODS],
-    expected_failed_checks=lambda estimator: (
-        EXCLUDED_CHECKS
-        | (
-            {"check_transformer_n_iter": "max_iter is Boruta's own; the selector has no n_iter_"}
-            if type(estimator).__name__ == "BorutaSelector"
-            else {}
-        )
-    ),
+    expected_failed_checks=expected_failed_checks,
 )
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)

@@ -40,8 +40,16 @@ def test_label_mapping_positive_class_and_errors():
         table_to_arrays(frame, "label", "x", "t")
     with pytest.raises(DataError, match="positive class 'z' does not occur"):
         table_to_arrays(frame, "Class", "z", "t")
-    with pytest.raises(DataError, match="exactly two classes"):
+    with pytest.raises(DataError, match="1 class .*; at least two are needed"):
         table_to_arrays(frame.assign(Class="x"), "Class", "x", "t")
+
+
+def test_without_positive_class_each_label_is_a_class():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "Class": ["b", "c", "a", "b"]})
+    _, y, _ = table_to_arrays(frame, "Class", None, "t")
+    assert y.tolist() == [1, 2, 0, 1]
+    _, y, _ = table_to_arrays(frame, "Class", "b", "t")
+    assert y.tolist() == [1, 0, 0, 1]
 
 
 def test_non_numeric_and_missing_feature_columns_are_named():

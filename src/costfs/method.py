@@ -13,7 +13,9 @@ name is the method's name, its config key (`methods.<name>`), its workflow wildc
   (empty: it grows no forest), and `preparation_engines` where `prepare`'s forests differ;
 - `parallel_selection`: whether its selection grows many forests side by side and so wants
   several threads in the workflow;
-- `colour`: its colour in the figures (a stable colour from its name when not given).
+- `colour`: its colour in the figures (a stable colour from its name when not given);
+- `multi_class`: whether it handles targets of more than two classes (a method that does not
+  raises a `DataError` naming itself on such a target, never a silent binary result).
 
 and implements `select` (and, where it has a cost-free part, `prepare`). Optional hooks with
 defaults: `evaluation_columns` (extra columns of the method's own model on the test rows),
@@ -37,7 +39,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import jsonschema
 import numpy as np
 
-from costfs.forest import ENGINES, engine_available, resolve_engine
+from costfs.forest import ENGINES, class_count, engine_available, resolve_engine
+from costfs.validation import DataError
 
 if TYPE_CHECKING:
     from costfs.costs import FeatureCosts
@@ -239,6 +242,7 @@ class Method:
     """The same for the forests of `prepare`, where they differ (None: `engines`)."""
     parallel_selection: ClassVar[bool] = False
     colour: ClassVar[str | None] = None
+    multi_class: ClassVar[bool] = True
     selector_name: ClassVar[str]
     """Set by `selector`: the name of the scikit-learn selector in the `costfs` namespace."""
     selector_class: ClassVar[type]
@@ -310,6 +314,7 @@ class Method:
         declared defaults for the parameters not in `values` and each stage on its engine for
         the study's `engine`: the cost-free part and the selection."""
         values = {**self.defaults(), **values}
+        self.check_target(y)
         if prepared is None and self.has_preparation:
             prepared = self.prepare(
                 X,
@@ -332,6 +337,16 @@ class Method:
             **self.stage_parameters(values, "select"),
         )
         return prepared, selection
+
+    def check_target(self, y: np.ndarray, source: str = "y") -> None:
+        """Raises `DataError` where the method cannot handle the number of classes of the
+        class codes `y`."""
+        n_classes = class_count(y)
+        if n_classes > 2 and not self.multi_class:
+            raise DataError(
+                f"method {self.name} handles two classes only, but {source} has {n_classes}; "
+                "map the labels to two classes (positive_class) or choose another method"
+            )
 
     # Optional hooks.
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from costfs.costs import FeatureCosts
-from costfs.validation import DataError, check_binary_target, check_costs, check_feature_frame
+from costfs.validation import DataError, check_class_target, check_costs, check_feature_frame
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ def choose_source(
 ) -> DataSource:
     """The data set's `path` if it has one; else the first source that is there, in the order
     `<data_dir>/<name>.csv.gz`, `<data_dir>/<name>.csv`, a scikit-learn loader, OpenML by id."""
-    target, positive_class = source.get("target", "target"), source.get("positive_class", 1)
+    target, positive_class = source.get("target", "target"), source.get("positive_class")
     if source.get("path"):
         return DataSource("file", str(source["path"]), target, positive_class)
     if data_dir:
@@ -62,7 +62,8 @@ def choose_source(
 def table_to_arrays(
     frame: pd.DataFrame, target: str, positive_class: object, source: str
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Features, 0/1 labels (positive_class -> 1, all others -> 0) and feature names."""
+    """Features, class codes and feature names. With a `positive_class`, that label is 1 and
+    all others 0; without, each distinct label is a class (codes in sorted label order)."""
     if target not in frame.columns:
         raise DataError(
             f"{source}: no target column {target!r}; columns are {list(frame.columns)[:8]}..."
@@ -72,14 +73,15 @@ def table_to_arrays(
     check_feature_frame(features, source)
     if labels.isna().any():
         raise DataError(f"{source}: target column {target!r} has missing values")
-    matches = labels.astype(str) == str(positive_class)
-    if not matches.any():
-        found = sorted(labels.astype(str).unique())[:8]
-        raise DataError(
-            f"{source}: positive class {positive_class!r} does not occur in target {target!r} "
-            f"(values: {found})"
-        )
-    y = check_binary_target(matches.to_numpy(), len(frame), f"{source} target {target!r}")
+    if positive_class is not None:
+        labels = labels.astype(str) == str(positive_class)
+        if not labels.any():
+            found = sorted(frame[target].astype(str).unique())[:8]
+            raise DataError(
+                f"{source}: positive class {positive_class!r} does not occur in target "
+                f"{target!r} (values: {found})"
+            )
+    y = check_class_target(labels.to_numpy(), len(frame), f"{source} target {target!r}")
     return features.to_numpy(dtype=float), y, [str(c) for c in features.columns]
 
 
@@ -145,13 +147,15 @@ def degenerate_columns(X: np.ndarray, names: list[str]) -> list[str]:
     return notes
 
 
-def check_training_classes(y_train: np.ndarray, source: str) -> None:
-    """A training part needs rows of both classes."""
-    counts = np.bincount(y_train, minlength=2)
+def check_training_classes(y_train: np.ndarray, n_classes: int, source: str) -> None:
+    """A training part needs rows of every class."""
+    counts = np.bincount(y_train, minlength=n_classes)
     if counts.min() == 0:
+        missing = ", ".join(str(k) for k in np.flatnonzero(counts == 0))
         raise DataError(
-            f"{source}: the training part has {counts[0]} rows of class 0 and {counts[1]} of "
-            "class 1; the data set is too small or too unbalanced for train_fraction"
+            f"{source}: the training part has no rows of class {missing} (rows per class: "
+            f"{', '.join(str(count) for count in counts)}); the data set is too small or too "
+            "unbalanced for train_fraction"
         )
 
 

@@ -12,8 +12,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from costfs.validation import (
     DataError,
-    check_binary_target,
     check_budget,
+    check_class_target,
     check_costs,
     check_feature_frame,
     check_feature_groups,
@@ -36,8 +36,8 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
     number of features). `feature_groups` and `group_costs` add shared costs: a group's cost
     is paid once, when the first of its features is selected (`costfs.costs.FeatureCosts`);
     `total_cost_` is the true cost of the selected set. X must be numeric and finite and y
-    must have exactly two classes; anything else raises `DataError` naming the column, row or
-    value. Constant and duplicated columns are valid features: a constant column carries no
+    must have at least two classes (more than two where the method handles them,
+    `multi_class`); anything else raises `DataError` naming the column, row or value. Constant and duplicated columns are valid features: a constant column carries no
     information and is never chosen while an informative feature fits the budget; each copy of
     a duplicated column is a feature with its own cost.
     """
@@ -66,7 +66,7 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
         # scikit-learn's checks of shape, sparsity and dtype, then ours, which name the row
         # and column of a missing or infinite value.
         X = check_features(validate_data(self, X, dtype=float, ensure_all_finite=False))
-        y = check_binary_target(y, X.shape[0])
+        y = check_class_target(y, X.shape[0])
         feature_names = getattr(self, "feature_names_in_", None)
         own_costs = (
             np.ones(X.shape[1])

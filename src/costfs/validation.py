@@ -49,21 +49,30 @@ def check_features(X: np.ndarray, source: str = "X") -> np.ndarray:
     return X
 
 
-def check_binary_target(y: np.ndarray, n_rows: int, source: str = "y") -> np.ndarray:
-    """Labels with exactly two classes, returned as 0/1 (the larger label is 1)."""
+MAX_CLASSES = 100
+"""More classes than this is taken for a mistaken target column (class votes are int8)."""
+
+
+def check_class_target(y: np.ndarray, n_rows: int, source: str = "y") -> np.ndarray:
+    """Labels of K >= 2 classes, returned as codes 0..K-1 in sorted label order (for two
+    classes: the larger label is 1)."""
     y = np.asarray(y)
     if y.ndim != 1 or y.size != n_rows:
         raise DataError(f"{source}: expected {n_rows} labels in one column, got shape {y.shape}")
     if y.dtype.kind == "f" and not np.isfinite(y).all():
         raise DataError(f"{source}: target has missing or infinite values")
-    classes = np.unique(y)
-    if classes.size != 2:
-        shown = ", ".join(repr(c) for c in classes[:5].tolist())
-        counted = f"{classes.size} class" + ("es" if classes.size != 1 else "")
+    classes, codes = np.unique(y, return_inverse=True)
+    if classes.size < 2:
+        shown = ", ".join(repr(c) for c in classes.tolist())
         raise DataError(
-            f"{source}: target must have exactly two classes, found {counted} ({shown})"
+            f"{source}: target has {classes.size} class ({shown}); at least two are needed"
         )
-    return (y == classes[1]).astype(np.int8)
+    if classes.size > MAX_CLASSES:
+        raise DataError(
+            f"{source}: target has {classes.size} classes, more than {MAX_CLASSES}; is it a "
+            "numeric outcome rather than a class label?"
+        )
+    return codes.astype(np.int8)
 
 
 def check_costs(

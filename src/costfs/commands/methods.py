@@ -18,6 +18,7 @@ log = logging.getLogger("costfs")
 def prepare(args) -> None:
     method = load_method(args.method)
     data = storage.read_arrays(args.data)
+    method.check_target(data["y"], f"data set {args.dataset}")
     started = time.perf_counter()
     prepared = method.prepare(
         data["X"],
@@ -53,6 +54,7 @@ def selection_table(method, selection, engine: str) -> pd.DataFrame:
 def select(args) -> None:
     method = load_method(args.method)
     data = storage.read_arrays(args.data)
+    method.check_target(data["y"], f"data set {args.dataset}")
     costs = FeatureCosts.from_arrays(storage.read_arrays(args.costs))
     prepared = storage.read_arrays(args.prepared) if args.prepared else None
     engine = method.engine_for(args.engine)

@@ -55,8 +55,9 @@ def load_dataset(args) -> None:
     for note in realdata.degenerate_columns(X, names):
         log.warning("%s: %s (kept as a feature)", origin, note)
     storage.write_arrays(args.out, {"X": X, "y": y, "feature_names": np.array(names)})
+    shares = ", ".join(f"{share:.4f}" for share in np.bincount(y) / y.size)
     log.info(
-        "%s from %s: %d rows x %d features, P(y=1)=%.4f", args.name, origin, *X.shape, y.mean()
+        "%s from %s: %d rows x %d features, class shares %s", args.name, origin, *X.shape, shares
     )
 
 
@@ -64,7 +65,10 @@ def split_data(args) -> None:
     data = storage.read_arrays(args.dataset)
     rng = derive_rng(args.study_seed, "split", args.name, args.rep)
     train, test = realdata.split_indices(rng, data["y"].size, args.train_fraction)
-    realdata.check_training_classes(data["y"][train], f"split {args.name} rep {args.rep}")
+    n_classes = int(data["y"].max()) + 1
+    realdata.check_training_classes(
+        data["y"][train], n_classes, f"split {args.name} rep {args.rep}"
+    )
     for rows, out in ((train, args.out_train), (test, args.out_test)):
         storage.write_arrays(
             out,
