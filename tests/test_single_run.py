@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from sklearn.datasets import load_wine
 
 import costfs
 from costfs import cli
@@ -50,6 +51,34 @@ def test_select_command_equals_the_python_selector(own_data, tmp_path, method, c
     assert result["cost"] == pytest.approx(costs[result["features"]].sum())
     assert result["xi"] == 1.0 and 0 <= result["oob_mmce"] <= 0.5
     assert "OOB error of a refit" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("method", ["auc", "budget_rf"])
+def test_select_command_keeps_three_classes_as_the_python_selector(tmp_path, method):
+    """wine's three classes: the command and the selector select the same features;
+    `--positive-class` maps one label against the rest instead."""
+    frame = load_wine(as_frame=True).frame
+    frame.to_csv(tmp_path / "wine.csv", index=False)
+    costs = pd.Series(np.linspace(0.5, 1.5, 13), index=frame.columns[:-1])
+    costs.rename_axis("feature").rename("cost").reset_index().to_csv(
+        tmp_path / "costs.csv", index=False
+    )
+    selector_class = getattr(costfs, load_method(method).selector_name)
+    hyperparameter = load_method(method).hyperparameter.name
+    results = {}
+    for mapping in ([], ["--positive-class", "2"]):
+        out = tmp_path / "result.json"
+        arguments = ["select", str(tmp_path / "wine.csv"), "--costs", str(tmp_path / "costs.csv")]
+        arguments += ["--budget", "3", "--method", method, "--seed", "3", "--out", str(out)]
+        assert cli.main(arguments + mapping) == 0
+        (results[bool(mapping)],) = json.loads(out.read_text())["results"]
+    y = frame["target"]
+    for binary, target in ((False, y), (True, y == 2)):
+        selector = selector_class(feature_costs=costs.to_dict(), budget=3, random_state=3)
+        selector.set_params(**{hyperparameter: results[binary][hyperparameter]})
+        selector.fit(frame.drop(columns="target"), target)
+        assert results[binary]["features"] == list(selector.get_feature_names_out())
+    assert results[False]["oob_mmce"] < 1 - y.value_counts(normalize=True).max()
 
 
 def test_select_command_with_a_shared_cost_group_equals_the_python_selector(own_data, tmp_path):

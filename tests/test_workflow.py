@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from sklearn.datasets import load_wine
 
 from costfs.methods import load_method
 from tests.conftest import REPO, SHARED_DATA
@@ -381,18 +382,39 @@ def test_edge_budgets_are_valid_rows(faulty_study):
     assert set(summary["budget"]) == {0.05, 100} and summary["mmce_mean"].notna().all()
 
 
-def test_own_data_from_a_path_with_a_costs_file(tmp_path):
-    """A researcher's data set given by `path` (Parquet here) with its costs file and one
-    shared-cost group: the costs are the file's, by column name, and every selection is
-    recorded by name at its true cost (own costs plus the group's once)."""
-    frame = pd.read_csv(SHARED_DATA / "wdbc.csv.gz").iloc[:, list(range(8)) + [-1]]
-    frame.to_parquet(tmp_path / "clinic.parquet")
-    names = list(frame.columns[:-1])
-    costs = pd.Series(np.linspace(0.25, 2.0, len(names)), index=names)
-    blood = set(names[:3])  # one draw, paid once
-    table = costs.rename_axis("feature").rename("cost").reset_index()
-    table["group"] = ["blood" if name in blood else "" for name in names]
-    table.to_csv(tmp_path / "costs.csv", index=False)
+BLOOD_COST = 1.5
+
+
+@pytest.fixture(scope="module")
+def own_data_study(tmp_path_factory) -> dict:
+    """A researcher's problems, run as one study: `clinic`, given by `path` (Parquet) with
+    its costs file and one shared-cost group `blood` (its first three features, one draw
+    paid once), and `wine` (scikit-learn's, three classes, no positive_class) with a costs
+    file, under every method that handles K > 2 classes."""
+    tmp_path = tmp_path_factory.mktemp("own_data")
+    clinic = pd.read_csv(SHARED_DATA / "wdbc.csv.gz").iloc[:, list(range(8)) + [-1]]
+    clinic.to_parquet(tmp_path / "clinic.parquet")
+    clinic_names = list(clinic.columns[:-1])
+    clinic_costs = pd.Series(np.linspace(0.25, 2.0, len(clinic_names)), index=clinic_names)
+    blood = set(clinic_names[:3])
+    table = clinic_costs.rename_axis("feature").rename("cost").reset_index()
+    table["group"] = ["blood" if name in blood else "" for name in clinic_names]
+    table.to_csv(tmp_path / "clinic_costs.csv", index=False)
+    wine = load_wine(as_frame=True).frame
+    wine.to_csv(tmp_path / "wine.csv", index=False)
+    wine_names = list(wine.columns[:-1])
+    pd.DataFrame({"feature": wine_names, "cost": np.linspace(0.5, 1.5, len(wine_names))}).to_csv(
+        tmp_path / "wine_costs.csv", index=False
+    )
+    on_both = ("auc", "sts", "random_fill")
+    methods = {
+        name: {
+            **{key: value for key, value in settings.items() if key != "problems"},
+            "problems": ["clinic", "wine"] if name in on_both else ["wine"],
+        }
+        for name, settings in TINY["methods"].items()
+        if load_method(name).multi_class
+    }
     directory = write_study(
         tmp_path / "study",
         n_rep=1,
@@ -401,26 +423,58 @@ def test_own_data_from_a_path_with_a_costs_file(tmp_path):
             "datasets": {
                 "clinic": {
                     "path": str(tmp_path / "clinic.parquet"),
-                    "costs": str(tmp_path / "costs.csv"),
-                    "group_costs": {"blood": 1.5},
+                    "costs": str(tmp_path / "clinic_costs.csv"),
+                    "group_costs": {"blood": BLOOD_COST},
                     "budgets": [1.0, 3.0, 6.0],
-                }
+                },
+                "wine": {
+                    "path": str(tmp_path / "wine.csv"),
+                    "costs": str(tmp_path / "wine_costs.csv"),
+                    "budgets": [1.5, 4.0],
+                },
             }
         },
-        methods={"auc": {}, "sts": {"trees_per_depth": 10}, "random_fill": {}},
+        methods=methods,
     )
     results = run_study(directory, cores=2)
-    runs = pd.read_parquet(results / "runs.parquet")
-    assert set(runs["problem"]) == {"clinic"} and set(runs["method"]) == {
-        "auc",
-        "sts",
-        "random_fill",
+    return {
+        "runs": pd.read_parquet(results / "runs.parquet"),
+        "results": results,
+        "methods": methods,
+        "clinic_costs": clinic_costs,
+        "blood": blood,
+        "wine": wine,
     }
+
+
+def test_own_data_from_a_path_with_a_costs_file(own_data_study):
+    """The costs are the file's, by column name, and every selection is recorded by name at
+    its true cost (own costs plus the group's once)."""
+    runs = own_data_study["runs"].query("problem == 'clinic'")
+    costs, blood = own_data_study["clinic_costs"], own_data_study["blood"]
+    assert set(runs["method"]) == {"auc", "sts", "random_fill"}
     for row in runs.itertuples():
-        assert list(row.feature_names) == [names[j] for j in row.features]
-        shared = 1.5 if blood & set(row.feature_names) else 0.0
+        assert list(row.feature_names) == [costs.index[j] for j in row.features]
+        shared = BLOOD_COST if blood & set(row.feature_names) else 0.0
         assert row.cost == pytest.approx(costs[list(row.feature_names)].sum() + shared)
         assert row.cost <= row.budget + 1e-9
     assert runs["n_selected"].max() > 1
     # some selection uses two or more features of the draw, paying it once
     assert any(len(blood & set(selected)) >= 2 for selected in runs["feature_names"])
+
+
+def test_a_multi_class_data_set_runs_end_to_end(own_data_study):
+    """wine's three classes are kept; each method keeps the budget and, given enough of it,
+    beats guessing the majority class."""
+    runs = own_data_study["runs"].query("problem == 'wine'")
+    methods = own_data_study["methods"]
+    assert set(runs["method"]) == set(methods)
+    assert {"auc", "pfi", "sts", "fs", "budget_rf", "featboost", "msb"} <= set(methods)
+    assert (runs["cost"] <= runs["budget"] + 1e-9).all()
+    (train_file,) = (own_data_study["results"] / "data/real/wine").glob("rep~*/train.npz")
+    assert set(np.load(train_file)["y"]) == {0, 1, 2}
+    rich = runs[runs["budget"] == 4.0]
+    wine = own_data_study["wine"]
+    majority_error = 1 - np.bincount(wine["target"]).max() / len(wine)
+    assert (rich["n_selected"] > 0).all()
+    assert rich.groupby("method")["test_mmce"].min().max() < majority_error

@@ -115,7 +115,13 @@ def init_study(args) -> None:
     total = costs.total(np.arange(costs.n_features))
     shared = dict(zip(costs.group_names, costs.shared.tolist(), strict=True))
     group_costs = f"      group_costs: {json.dumps(shared)}\n" if costs.has_groups else ""
+    positive_class = (
+        f"      positive_class: {json.dumps(args.positive_class)}\n"
+        if args.positive_class is not None
+        else "      # positive_class: LABEL  # to map the target to LABEL against the rest\n"
+    )
     methods = [*STUDY_METHODS, *(["fs"] if X.shape[1] <= FORWARD_SELECTION_MAX_FEATURES else [])]
+    cheapest = costs.standalone().min()
     method_lines = "\n".join(f"  {method}: {{}}" for method in methods)
     others = ", ".join(m for m in method_names() if m not in methods)
     sys.stdout.write(
@@ -136,8 +142,7 @@ real_data:
       path: {json.dumps(str(args.data))}
       costs: {json.dumps(str(args.costs))}
 {group_costs}      target: {json.dumps(args.target)}
-      positive_class: {json.dumps(args.positive_class)}
-      # Suggested from the costs (total {total:.4g}, cheapest {costs.standalone().min():.4g}):
+{positive_class}      # Suggested from the costs (total {total:.4g}, cheapest {cheapest:.4g}):
       # about 10%, 25% and 50% of the total cost.
       budgets: {json.dumps(budgets)}
 
@@ -180,7 +185,10 @@ def _data_arguments():
         (["--target"], {"default": "target", "help": "the target column (default: target)"}),
         (
             ["--positive-class"],
-            {"default": "1", "help": "the target value mapped to 1, all others to 0 (default: 1)"},
+            {
+                "help": "the target value mapped to 1, all others to 0 (default: each distinct "
+                "target value is a class)"
+            },
         ),
     )
 
