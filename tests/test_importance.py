@@ -21,8 +21,7 @@ def test_multi_class_auc_scores_are_the_mean_one_vs_rest_score(rng):
     # class 1 sits between classes 0 and 2 on feature 0: a binary AUC would miss it
     y = np.digitize(X[:, 0] + rng.normal(scale=0.3, size=300), [-0.5, 0.5])
     expected = [
-        np.mean([2 * abs(roc_auc_score(y == k, X[:, j]) - 0.5) for k in range(3)])
-        for j in range(5)
+        np.mean([2 * abs(roc_auc_score(y == k, X[:, j]) - 0.5) for k in range(3)]) for j in range(5)
     ]
     assert np.allclose(auc_scores(X, y), expected)
     assert auc_scores(X, y).argmax() == 0

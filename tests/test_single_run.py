@@ -81,6 +81,23 @@ def test_select_command_keeps_three_classes_as_the_python_selector(tmp_path, met
     assert results[False]["oob_mmce"] < 1 - y.value_counts(normalize=True).max()
 
 
+def test_select_command_shows_progress_bars_on_stderr_and_the_selector_stays_quiet(tmp_path, capfd):
+    frame = load_wine(as_frame=True).frame
+    frame.to_csv(tmp_path / "wine.csv", index=False)
+    names = frame.columns[:-1]
+    pd.DataFrame({"feature": names, "cost": 1.0}).to_csv(tmp_path / "costs.csv", index=False)
+    arguments = ["select", str(tmp_path / "wine.csv"), "--costs", str(tmp_path / "costs.csv")]
+    arguments += ["--budget", "2", "3", "--method", "fs", "--n-trees", "20"]
+    assert cli.main(arguments) == 0
+    captured = capfd.readouterr()
+    # tuning over the default xi grid: every (xi, budget) path, then the refits of their sets
+    assert re.search(r"forward selection: 100%.* 8/8 ", captured.err)
+    assert re.search(r"Random Forest refits: 100%.*forest", captured.err)
+    assert "forward selection" not in captured.out
+    costfs.ForwardSelector(budget=2, n_trees=20).fit(frame[names], frame["target"])
+    assert capfd.readouterr().err == ""
+
+
 def test_select_command_with_a_shared_cost_group_equals_the_python_selector(own_data, tmp_path):
     frame, data, costs, _ = own_data
     blood = ["mean radius", "worst radius", "mean texture"]

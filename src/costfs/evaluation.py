@@ -8,6 +8,7 @@ import pandas as pd
 
 from costfs.costs import FeatureCosts
 from costfs.forest import forest_errors
+from costfs.progress import progress_bar
 from costfs.seeds import derive_seed
 
 
@@ -29,27 +30,30 @@ def evaluate_feature_sets(
     numbers for the same set wherever it is selected. Without test data the test error is NaN.
     """
     rows = []
-    for features in sorted(set(feature_sets)):
-        columns = list(features)
-        started = time.perf_counter()
-        oob, test = forest_errors(
-            X[:, columns],
-            y,
-            None if X_test is None else X_test[:, columns],
-            y_test,
-            n_trees=n_trees,
-            seed=derive_seed(*seed_parts, "evaluate", features),
-            n_jobs=n_jobs,
-            engine=engine,
-        )
-        rows.append(
-            {
-                "features": features,
-                "oob_mmce": oob,
-                "test_mmce": test,
-                "seconds": time.perf_counter() - started,
-            }
-        )
+    distinct = sorted(set(feature_sets))
+    with progress_bar("Random Forest refits", total=len(distinct), unit="forest") as shown:
+        for features in distinct:
+            columns = list(features)
+            started = time.perf_counter()
+            oob, test = forest_errors(
+                X[:, columns],
+                y,
+                None if X_test is None else X_test[:, columns],
+                y_test,
+                n_trees=n_trees,
+                seed=derive_seed(*seed_parts, "evaluate", features),
+                n_jobs=n_jobs,
+                engine=engine,
+            )
+            rows.append(
+                {
+                    "features": features,
+                    "oob_mmce": oob,
+                    "test_mmce": test,
+                    "seconds": time.perf_counter() - started,
+                }
+            )
+            shown.update(1)
     return pd.DataFrame(rows, columns=["features", "oob_mmce", "test_mmce", "seconds"])
 
 

@@ -37,9 +37,10 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
     is paid once, when the first of its features is selected (`costfs.costs.FeatureCosts`);
     `total_cost_` is the true cost of the selected set. X must be numeric and finite and y
     must have at least two classes (more than two where the method handles them,
-    `multi_class`); anything else raises `DataError` naming the column, row or value. Constant and duplicated columns are valid features: a constant column carries no
-    information and is never chosen while an informative feature fits the budget; each copy of
-    a duplicated column is a feature with its own cost.
+    `multi_class`); anything else raises `DataError` naming the column, row or value.
+    Constant and duplicated columns are valid features: a constant column carries no
+    information and is never chosen while an informative feature fits the budget; each copy
+    of a duplicated column is a feature with its own cost.
     """
 
     _method = None

@@ -13,6 +13,7 @@ from costfs.commands import THREADS, add_command, group_cost
 from costfs.commands.realdata import read_table_file
 from costfs.costs import FeatureCosts
 from costfs.methods import load_method, method_names
+from costfs.progress import shown_on as progress_shown_on
 
 log = logging.getLogger("costfs")
 
@@ -39,18 +40,19 @@ def select(args) -> None:
     X, y, names, costs = _read_problem(args)
     everything = costs.total(np.arange(costs.n_features))
     log.info("%s: %d rows x %d features, total cost %.4g", args.data, *X.shape, everything)
-    table = single_run.select_once(
-        X,
-        y,
-        costs,
-        args.budget,
-        method=args.method,
-        value=args.xi,
-        seed=args.seed,
-        n_trees=args.n_trees,
-        n_jobs=args.threads,
-        progress=lambda message: log.info("%s", message),
-    )
+    with progress_shown_on(sys.stderr):
+        table = single_run.select_once(
+            X,
+            y,
+            costs,
+            args.budget,
+            method=args.method,
+            value=args.xi,
+            seed=args.seed,
+            n_trees=args.n_trees,
+            n_jobs=args.threads,
+            progress=lambda message: log.info("%s", message),
+        )
     hyperparameter = load_method(args.method).hyperparameter
     results = [
         {

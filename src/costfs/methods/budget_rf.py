@@ -48,6 +48,7 @@ from costfs.method import (
     integer,
     numbers,
 )
+from costfs.progress import progress_bar
 from costfs.seeds import derive_seed
 
 LEAF = -1
@@ -450,9 +451,13 @@ def grow_budget_forests(
         return forests
 
     pairs = [(float(alpha), float(exponent)) for alpha in alphas for exponent in cost_exponents]
-    grown = Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(forests_of)(alpha, exponent) for alpha, exponent in pairs
-    )
+    grown = []
+    with progress_bar("BudgetRF (alpha, exponent) forests", total=len(pairs)) as shown:
+        for forests in Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+            delayed(forests_of)(alpha, exponent) for alpha, exponent in pairs
+        ):
+            grown.append(forests)
+            shown.update(1)
     return {
         (alpha, exponent, budget): entry
         for (alpha, exponent), forests in zip(pairs, grown, strict=True)

@@ -46,6 +46,7 @@ from costfs.bcr import (
 from costfs.costs import FeatureCosts
 from costfs.forest import ENGINES, majority_class, oob_errors
 from costfs.method import POSITIVE_DELTA, XI, Method, Parameter, Selection, boolean, integer
+from costfs.progress import progress_bar
 from costfs.seeds import derive_seed
 
 RACING_ETA = 4
@@ -249,60 +250,63 @@ def forward_paths(
     requests: dict[tuple[float, float], list[Evaluation]] = {}
     results: dict[tuple[float, float], dict[Evaluation, float] | None] = dict.fromkeys(paths)
     logged_step = fits_logged = requested_logged = 0
-    while True:
-        for key in list(coroutines):
-            try:
-                requests[key] = coroutines[key].send(results[key])
-            except StopIteration as finished:
-                search.paths[key] = finished.value
-                del coroutines[key]
-                requests.pop(key, None)
-        if not coroutines:
-            break
-        active = [paths[key] for key in coroutines]
-        # Bounded steps take a path's own number of rounds: report when the furthest advances.
-        step = max(len(path.steps) for path in active)
-        if step > logged_step:
-            _update_counts(search, paths.values())
-            sizes = [len(path.selected) for path in active]
-            remaining = [path.budget - path.spent for path in active]
-            log.info(
-                "FS step %d: %d of %d paths active, |S| = %d-%d, remaining budget %.3g-%.3g; "
-                "%d forests grown, %d more served by the memo (total %d grown, %d saved by the "
-                "memo, %d candidates dropped by the bound)",
-                step,
-                len(active),
-                len(paths),
-                min(sizes),
-                max(sizes),
-                min(remaining),
-                max(remaining),
-                search.fits - fits_logged,
-                search.requested - requested_logged - (search.fits - fits_logged),
-                search.fits,
-                search.requested - search.fits,
-                search.bounded,
+    with progress_bar("forward selection", total=len(paths), unit="path") as shown:
+        while True:
+            for key in list(coroutines):
+                try:
+                    requests[key] = coroutines[key].send(results[key])
+                except StopIteration as finished:
+                    search.paths[key] = finished.value
+                    shown.update(1)
+                    del coroutines[key]
+                    requests.pop(key, None)
+            if not coroutines:
+                break
+            shown.set_postfix_str(f"{search.fits} forests grown")
+            active = [paths[key] for key in coroutines]
+            # Bounded steps take a path's own number of rounds: report when the furthest advances.
+            step = max(len(path.steps) for path in active)
+            if step > logged_step:
+                _update_counts(search, paths.values())
+                sizes = [len(path.selected) for path in active]
+                remaining = [path.budget - path.spent for path in active]
+                log.info(
+                    "FS step %d: %d of %d paths active, |S| = %d-%d, remaining budget %.3g-%.3g; "
+                    "%d forests grown, %d more served by the memo (total %d grown, %d saved by the "
+                    "memo, %d candidates dropped by the bound)",
+                    step,
+                    len(active),
+                    len(paths),
+                    min(sizes),
+                    max(sizes),
+                    min(remaining),
+                    max(remaining),
+                    search.fits - fits_logged,
+                    search.requested - requested_logged - (search.fits - fits_logged),
+                    search.fits,
+                    search.requested - search.fits,
+                    search.bounded,
+                )
+                logged_step, fits_logged, requested_logged = step, search.fits, search.requested
+            wanted = {evaluation for evaluations in requests.values() for evaluation in evaluations}
+            missing = sorted(wanted - search.errors.keys())
+            new_errors = oob_errors(
+                X,
+                y,
+                [features for features, _ in missing],
+                n_trees=[trees for _, trees in missing],
+                seeds=[derive_seed(seed, "fs", *features) for features, _ in missing],
+                n_jobs=n_jobs,
+                engine=engine,
             )
-            logged_step, fits_logged, requested_logged = step, search.fits, search.requested
-        wanted = {evaluation for evaluations in requests.values() for evaluation in evaluations}
-        missing = sorted(wanted - search.errors.keys())
-        new_errors = oob_errors(
-            X,
-            y,
-            [features for features, _ in missing],
-            n_trees=[trees for _, trees in missing],
-            seeds=[derive_seed(seed, "fs", *features) for features, _ in missing],
-            n_jobs=n_jobs,
-            engine=engine,
-        )
-        search.errors.update(zip(missing, new_errors, strict=True))
-        grown = [trees for features, trees in missing if features]
-        search.fits += len(grown)
-        search.trees += sum(grown)
-        results = {
-            key: {evaluation: search.errors[evaluation] for evaluation in evaluations}
-            for key, evaluations in requests.items()
-        }
+            search.errors.update(zip(missing, new_errors, strict=True))
+            grown = [trees for features, trees in missing if features]
+            search.fits += len(grown)
+            search.trees += sum(grown)
+            results = {
+                key: {evaluation: search.errors[evaluation] for evaluation in evaluations}
+                for key, evaluations in requests.items()
+            }
     _update_counts(search, paths.values())
     log.info(
         "FS done: %d paths, %d forests grown for %d requested evaluations (%d saved by the memo); "
