@@ -1,3 +1,4 @@
+import functools
 import json
 import shlex
 import sys
@@ -49,12 +50,14 @@ wildcard_constraints:
     rep=r"\d+",
 
 
+@functools.cache
 def code_version(*modules):
     """Hash of the code a rule's command runs: the command-line entry point, the modules named
     (a `commands/<stage>.py` and what it calls by name, such as a method) and every package
     module they import, read from this workflow's own source tree. A param of every rule, so
     that editing a module reruns the jobs that run it and nothing else (Snakemake does not
-    follow Python imports)."""
+    follow Python imports). Cached: the sources do not change while Snakemake plans, and
+    parsing them again for each of thousands of jobs took most of a large study's planning."""
     return package_code_version("cli.py", *modules, root=SOURCE)
 
 
