@@ -118,8 +118,10 @@ def _minimax_cuts(drawn, class_drawn, alpha, min_leaf, distinct=None):
     threshold.
     """
     drawn_left = np.cumsum(drawn, axis=1)[:, :-1]
+    blocked = None if distinct is None else ~distinct
     if min_leaf > 1:
         too_small = (drawn_left < min_leaf) | (drawn_left > drawn[0].sum() - min_leaf)
+        blocked = too_small if blocked is None else blocked | too_small
     if class_drawn.shape[0] == 1:
         ones = class_drawn[0]
         ones_left = np.cumsum(ones, axis=1)[:, :-1]
@@ -133,10 +135,8 @@ def _minimax_cuts(drawn, class_drawn, alpha, min_leaf, distinct=None):
             ones_total - alpha - ones_left, 0
         )
         worse = np.maximum(left, right, out=left).astype(float, copy=False)
-        if distinct is not None:
-            worse[~distinct] = np.inf
-        if min_leaf > 1:
-            worse[too_small] = np.inf
+        if blocked is not None:
+            worse[blocked] = np.inf
         cut = np.argmin(worse, axis=1)
         product = worse[np.arange(cut.size), cut]
         return cut, 2.0 * np.maximum(product - alpha**2, 0.0)
@@ -146,14 +146,10 @@ def _minimax_cuts(drawn, class_drawn, alpha, min_leaf, distinct=None):
     products = np.maximum(
         sum(_pair_products(left_counts, alpha)), sum(_pair_products(right_counts, alpha))
     ).astype(float)
-    blocked = np.zeros(worse.shape, dtype=bool)
-    if distinct is not None:
-        blocked |= ~distinct
-    if min_leaf > 1:
-        blocked |= too_small
-    worse[blocked] = np.inf
-    best = worse.min(axis=1, keepdims=True)
-    products[(worse != best) | blocked] = np.inf
+    if blocked is not None:
+        worse[blocked] = np.inf
+        products[blocked] = np.inf
+    products[worse != worse.min(axis=1, keepdims=True)] = np.inf
     cut = np.argmin(products, axis=1)
     return cut, worse[np.arange(cut.size), cut]
 

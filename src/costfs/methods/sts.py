@@ -141,6 +141,7 @@ class _Candidates:
         self.y = y
         self.n_rows = y.size
         self.n_classes = class_count(y)
+        self.empty_error = empty_ensemble_error(self.n_classes)
         self.votes = votes
         self.costs = FeatureCosts.of(costs)
         voted = votes != IN_BAG
@@ -194,8 +195,9 @@ class _Candidates:
         rivals[rows, self.y] = np.iinfo(rivals.dtype).min
         return class_votes[rows, self.y] - rivals.max(axis=1)
 
-    def errors_after(self, class_votes: np.ndarray, margins: np.ndarray) -> np.ndarray:
+    def errors_after(self, class_votes: np.ndarray) -> np.ndarray:
         """Misclassified rows of the result ensemble if each tree were added to it."""
+        margins = self.margins(class_votes)
         won_by_one = margins == 1
         if self.n_classes == 2:
             breakable = [won_by_one]
@@ -220,30 +222,20 @@ class _PathState:
 
     class_votes: np.ndarray
     """Per row and class: the votes of the ensemble's trees."""
-    margins: np.ndarray
-    """Per row: votes for the true class minus votes for the strongest other class."""
     unpaid: np.ndarray
     alive: np.ndarray
     """Trees that are still candidates."""
-    empty_error: float
     spent: float = 0.0
     steps: list[Step] = field(default_factory=list)
 
     def copy(self) -> "_PathState":
         return _PathState(
             self.class_votes.copy(),
-            self.margins.copy(),
             self.unpaid.copy(),
             self.alive.copy(),
-            self.empty_error,
             self.spent,
             list(self.steps),
         )
-
-    def error(self) -> float:
-        if not self.steps:
-            return self.empty_error
-        return float(np.mean(self.margins <= 0))
 
 
 def _start(candidates: _Candidates, largest_budget: float) -> _PathState:
@@ -253,10 +245,8 @@ def _start(candidates: _Candidates, largest_budget: float) -> _PathState:
     alive &= candidates.own_cost <= largest_budget + BUDGET_TOLERANCE
     return _PathState(
         class_votes=np.zeros((candidates.n_rows, candidates.n_classes), dtype=np.int32),
-        margins=np.zeros(candidates.n_rows, dtype=np.int32),
         unpaid=np.ones(candidates.costs.n_features, dtype=bool),
         alive=alive,
-        empty_error=empty_ensemble_error(candidates.n_classes),
     )
 
 
@@ -278,8 +268,9 @@ def _next_trees(
     eligible = np.flatnonzero(state.alive & (added <= remaining.max()))
     if eligible.size == 0:
         return np.full(budgets.size, -1)
-    errors = candidates.errors_after(state.class_votes, state.margins)[eligible]
-    delta = errors / candidates.n_rows - state.error()
+    errors = candidates.errors_after(state.class_votes)[eligible]
+    error = state.steps[-1].error if state.steps else candidates.empty_error
+    delta = errors / candidates.n_rows - error
     ratio = step_ratio(delta, added[eligible], xi, positive_delta)
     ranking = eligible[np.lexsort((eligible, added[eligible], ratio_ranks(ratio)))]
     fits = added[ranking] <= remaining[:, None]
@@ -294,7 +285,6 @@ def _add_tree(candidates: _Candidates, state: _PathState, tree: int) -> None:
         new_groups = costs.groups_paid(~state.unpaid | candidates.feature_mask[tree])
         added_cost += float(costs.shared[new_groups & ~costs.groups_paid(~state.unpaid)].sum())
     candidates.add_votes(state.class_votes, tree)
-    state.margins = candidates.margins(state.class_votes)
     state.unpaid[new_features] = False
     state.spent += added_cost
     state.alive[tree] = False
@@ -306,7 +296,7 @@ def _add_tree(candidates: _Candidates, state: _PathState, tree: int) -> None:
             new_features=tuple(new_features.tolist()),
             added_cost=added_cost,
             dropped=tuple(np.flatnonzero(cost_free).tolist()),
-            error=float(np.mean(state.margins <= 0)),
+            error=float(np.mean(candidates.margins(state.class_votes) <= 0)),
         )
     )
 
