@@ -8,6 +8,7 @@ import pandas as pd
 
 from costfs import realdata, storage
 from costfs.commands import OUT, STUDY_SEED, add_command, json_value
+from costfs.forest import class_count
 from costfs.realdata import DataSource
 from costfs.seeds import derive_rng
 from costfs.validation import DataError
@@ -65,9 +66,8 @@ def split_data(args) -> None:
     data = storage.read_arrays(args.dataset)
     rng = derive_rng(args.study_seed, "split", args.name, args.rep)
     train, test = realdata.split_indices(rng, data["y"].size, args.train_fraction)
-    n_classes = int(data["y"].max()) + 1
     realdata.check_training_classes(
-        data["y"][train], n_classes, f"split {args.name} rep {args.rep}"
+        data["y"][train], class_count(data["y"]), f"split {args.name} rep {args.rep}"
     )
     for rows, out in ((train, args.out_train), (test, args.out_test)):
         storage.write_arrays(

@@ -60,6 +60,7 @@ from sklearn.preprocessing import StandardScaler
 
 from costfs.bcr import BUDGET_TOLERANCE, ratio_ranks, step_ratio
 from costfs.costs import FeatureCosts
+from costfs.forest import class_count
 from costfs.method import XI, Method, Parameter, Selection, choice, integer, number, or_null
 from costfs.methods.xgb_fs import XGBOOST_PARAMETERS, xgboost_classifier, xgboost_importance
 from costfs.seeds import derive_seed
@@ -109,7 +110,7 @@ class FeatBoostModels:
             raise ValueError(f"evaluator must be one of {EVALUATORS}, got {evaluator!r}")
         self.X = np.asarray(X, dtype=float)
         self.y = np.unique(y, return_inverse=True)[1]
-        self.n_classes = int(self.y.max()) + 1
+        self.n_classes = class_count(self.y)
         self.evaluator = evaluator
         self.n_neighbors = int(n_neighbors)
         self.xgboost = dict(
@@ -225,9 +226,7 @@ class FeatBoostModels:
         return np.asarray(accuracies)
 
     def _vote(self, neighbour_labels: np.ndarray) -> np.ndarray:
-        """The majority label along the last axis."""
-        if self.n_classes == 2:
-            return neighbour_labels.mean(axis=-1) > 0.5
+        """The majority label along the last axis (ties: the lowest tied label)."""
         counts = (neighbour_labels[..., None] == np.arange(self.n_classes)).sum(axis=-2)
         return counts.argmax(axis=-1)
 
