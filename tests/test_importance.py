@@ -27,7 +27,7 @@ def test_multi_class_auc_scores_are_the_mean_one_vs_rest_score(rng):
     assert auc_scores(X, y).argmax() == 0
 
 
-@pytest.mark.parametrize("engine", ["sklearn", "sklearnex"])
+@pytest.mark.parametrize("engine", ["numba", "sklearn", "sklearnex"])
 def test_permutation_importance_handles_three_classes(rng, engine):
     X = rng.normal(size=(300, 6))
     y = np.digitize(X[:, 1] + 0.3 * rng.normal(size=300), [-0.5, 0.5])
@@ -35,15 +35,17 @@ def test_permutation_importance_handles_three_classes(rng, engine):
     assert scores.argmax() == 1 and scores[1] > 0.2
 
 
-def test_permutation_importance_finds_the_signal_and_is_thread_independent(rng):
+@pytest.mark.parametrize("engine", ["numba", "sklearn"])
+def test_permutation_importance_finds_the_signal_and_is_thread_independent(rng, engine):
     X = rng.normal(size=(300, 8))
     y = (X[:, 2] - X[:, 5] > 0).astype(int)
-    one = permutation_importance(X, y, n_trees=60, seed=4, n_jobs=1)
-    two = permutation_importance(X, y, n_trees=60, seed=4, n_jobs=2)
+    one = permutation_importance(X, y, n_trees=60, seed=4, n_jobs=1, engine=engine)
+    two = permutation_importance(X, y, n_trees=60, seed=4, n_jobs=2, engine=engine)
     assert np.array_equal(one, two)
     assert set(np.argsort(one)[-2:]) == {2, 5}
     assert one.min() >= 0
-    assert not np.array_equal(one, permutation_importance(X, y, n_trees=60, seed=5))
+    other_seed = permutation_importance(X, y, n_trees=60, seed=5, engine=engine)
+    assert not np.array_equal(one, other_seed)
 
 
 def test_onedal_permutation_importance_is_thread_independent(rng):
@@ -55,10 +57,12 @@ def test_onedal_permutation_importance_is_thread_independent(rng):
     assert set(np.argsort(one)[-2:]) == {2, 5}
 
 
-def test_onedal_and_reference_importances_agree_within_monte_carlo_error(shared_data):
-    """Same definition, different forests (oneDAL's histogram splits against exact ones): on
-    wdbc the per-feature means over independent forests differ by no more than their Monte
-    Carlo error (Welch t, Bonferroni over the 30 features) and rank the features alike."""
+@pytest.mark.parametrize("engine", ["numba", "sklearnex"])
+def test_importances_agree_with_the_reference_within_monte_carlo_error(shared_data, engine):
+    """Same definition, different forests (numba's exact trees from other random draws,
+    oneDAL's histogram splits): on wdbc the per-feature means over independent forests differ
+    from scikit-learn's by no more than their Monte Carlo error (Welch t, Bonferroni over the
+    30 features) and rank the features alike."""
     data = pd.read_csv(shared_data / "wdbc.csv.gz")
     y = data.pop("target").to_numpy()
     X = data.to_numpy(dtype=float)
@@ -69,13 +73,13 @@ def test_onedal_and_reference_importances_agree_within_monte_carlo_error(shared_
                 for seed in range(6)
             ]
         )
-        for engine in ("sklearn", "sklearnex")
+        for engine in (engine, "sklearn")
     }
-    onedal, reference = replicates["sklearnex"], replicates["sklearn"]
-    p_values = ttest_ind(onedal, reference, axis=0, equal_var=False).pvalue
+    other, reference = replicates[engine], replicates["sklearn"]
+    p_values = ttest_ind(other, reference, axis=0, equal_var=False).pvalue
     assert np.nanmin(p_values) > 0.01 / X.shape[1]
-    assert spearmanr(onedal.mean(axis=0), reference.mean(axis=0)).statistic > 0.95
-    assert onedal.mean(axis=0).sum() == pytest.approx(reference.mean(axis=0).sum(), rel=0.05)
+    assert spearmanr(other.mean(axis=0), reference.mean(axis=0)).statistic > 0.95
+    assert other.mean(axis=0).sum() == pytest.approx(reference.mean(axis=0).sum(), rel=0.05)
 
 
 def test_permutation_importance_names_an_unknown_engine(rng):

@@ -14,6 +14,7 @@ from functools import cache
 import numpy as np
 
 ENGINES = ("sklearnex", "sklearn")
+"""Engines of whole Random Forests, and the study-wide choices besides `auto`."""
 IMPORTANCE_BLOCKS = 8
 
 
@@ -26,8 +27,22 @@ def _sklearnex_available() -> bool:
     return True
 
 
+@cache
+def _numba_available() -> bool:
+    try:
+        import numba  # noqa: F401
+    except Exception:  # as for sklearnex: no working numba means the scikit-learn fallback
+        return False
+    return True
+
+
 def engine_available(engine: str) -> bool:
-    return engine == "sklearn" or (engine == "sklearnex" and _sklearnex_available())
+    """Whether `engine` works here: a forest engine, or "numba" (`costfs.trees`)."""
+    return (
+        engine == "sklearn"
+        or (engine == "sklearnex" and _sklearnex_available())
+        or (engine == "numba" and _numba_available())
+    )
 
 
 def resolve_engine(preference: str = "auto") -> str:

@@ -40,6 +40,7 @@ import jsonschema
 import numpy as np
 
 from costfs.forest import ENGINES, class_count, engine_available, resolve_engine
+from costfs.trees import TREE_ENGINES
 from costfs.validation import DataError
 
 if TYPE_CHECKING:
@@ -262,7 +263,7 @@ class Method:
             raise TypeError(f"method {cls.name}: a parameter is declared twice: {names}")
         if cls.preparation_engines is None:
             cls.preparation_engines = cls.engines
-        unknown = set(cls.engines + cls.preparation_engines) - set(ENGINES)
+        unknown = set(cls.engines + cls.preparation_engines) - set(ENGINES + TREE_ENGINES)
         if unknown:
             raise TypeError(f"method {cls.name}: unknown engines {sorted(unknown)}")
 

@@ -1,8 +1,14 @@
 """Tree ensembles with explicit bootstrap samples, for the methods that need each tree's OOB rows.
 
-A tree's bootstrap sample is given to scikit-learn as integer sample weights (the draw counts),
-which is how scikit-learn's own forests fit on a bootstrap sample. Each tree has its own seed,
-so the ensemble does not depend on the number of threads that grow it.
+Two engines grow them, both exact CART on bootstrap samples (thresholds midway between distinct
+values, weighted Gini):
+- "numba" (`costfs.cart`): compiled kernels that also compute the OOB votes and permutation
+  importances while each tree is at hand; about 4x faster than scikit-learn per tree;
+- "sklearn": scikit-learn's trees, given the bootstrap sample as integer sample weights (the
+  draw counts), which is how scikit-learn's own forests fit on a bootstrap sample. The reference.
+Tree i is seeded from (seed, "tree", i), so an ensemble does not depend on the number of threads
+that grow it. The engines draw bootstrap samples and candidate features from different
+generators: their trees differ one by one but follow the same distribution.
 """
 
 from dataclasses import dataclass
@@ -11,7 +17,13 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.tree import DecisionTreeClassifier
 
+from costfs.forest import class_count
 from costfs.seeds import derive_seed
+
+TREE_ENGINES = ("numba", "sklearn")
+"""Engines of the trees on explicit bootstrap samples, preferred first."""
+IN_BAG = -1
+"""Vote entry of a row that is in-bag for the tree (the tree casts no vote on it)."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +40,10 @@ class GrownTree:
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         return self.tree.predict(X[:, self.columns])
+
+
+def tree_seeds(seed: int, n_trees: int) -> np.ndarray:
+    return np.array([derive_seed(seed, "tree", i) for i in range(n_trees)], dtype=np.uint32)
 
 
 def _grow_one(X, y, columns, max_depth, max_features, seed) -> GrownTree:
@@ -65,8 +81,59 @@ def grow_trees(
             all_columns if column_sets is None else np.asarray(column_sets[i]),
             max_depth,
             max_features,
-            derive_seed(seed, "tree", i),
+            int(tree_seed),
         )
-        for i in range(n_trees)
+        for i, tree_seed in enumerate(tree_seeds(seed, n_trees))
     )
     return Parallel(n_jobs=n_jobs, prefer="threads")(jobs)
+
+
+def features_and_oob_votes(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    n_trees: int,
+    max_features: int | None,
+    max_depth: int | None,
+    seed: int,
+    n_jobs: int = 1,
+    column_sets: list[np.ndarray] | None = None,
+    engine: str = "numba",
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """Grows trees as `grow_trees` does, on `engine`, and returns each tree's distinct split
+    features and its class votes on the rows of X (`IN_BAG` where a row is in its sample)."""
+    if engine == "numba":
+        from costfs.cart import grow_tree_batch
+
+        batch = grow_tree_batch(
+            X,
+            y,
+            seeds=tree_seeds(seed, n_trees),
+            column_sets=column_sets,
+            max_features=max_features,
+            max_depth=max_depth,
+            n_classes=class_count(y),
+            n_jobs=n_jobs,
+        )
+        return batch.used_features(), batch.votes
+    check_tree_engine(engine)
+    trees = grow_trees(
+        X,
+        y,
+        n_trees=n_trees,
+        max_features=max_features,
+        max_depth=max_depth,
+        seed=seed,
+        n_jobs=n_jobs,
+        column_sets=column_sets,
+    )
+    votes = np.full((len(trees), X.shape[0]), IN_BAG, dtype=np.int8)
+    for index, grown in enumerate(trees):
+        if grown.oob_rows.size:
+            votes[index, grown.oob_rows] = grown.predict(X[grown.oob_rows])
+    return [grown.used_features() for grown in trees], votes
+
+
+def check_tree_engine(engine: str) -> None:
+    if engine not in TREE_ENGINES:
+        raise ValueError(f"tree engine must be one of {', '.join(TREE_ENGINES)}; got {engine!r}")

@@ -27,17 +27,13 @@ from costfs.method import (
     positive_integers,
 )
 from costfs.seeds import derive_seed
-from costfs.trees import grow_trees
+from costfs.trees import IN_BAG, TREE_ENGINES, features_and_oob_votes
 
 
 def empty_ensemble_error(n_classes: int) -> float:
     """MMCE of the empty ensemble: 0.5 for two classes (RF paper, equation 1), in general
     that of guessing among K classes, 1 - 1/K."""
     return 1.0 - 1.0 / n_classes
-
-
-IN_BAG = -1
-"""Vote entry of a row that is in-bag for the tree (the tree casts no vote on it)."""
 
 
 def pack_ensemble(tree_features: list[np.ndarray], votes: np.ndarray) -> dict[str, np.ndarray]:
@@ -61,14 +57,6 @@ def unpack_tree_features(prepared: dict[str, np.ndarray]) -> list[np.ndarray]:
     return np.split(prepared["tree_features"], offsets[1:-1])
 
 
-def _features_and_votes(trees, X: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
-    votes = np.full((len(trees), X.shape[0]), IN_BAG, dtype=np.int8)
-    for index, grown in enumerate(trees):
-        if grown.oob_rows.size:
-            votes[index, grown.oob_rows] = grown.predict(X[grown.oob_rows])
-    return [grown.used_features() for grown in trees], votes
-
-
 def check_positive_integers(values, name: str) -> list[int]:
     """A config list of tree depths or feature limits, as ints."""
     values = [int(value) for value in values]
@@ -85,12 +73,13 @@ def base_ensemble(
     depths=(1, 2, 3),
     trees_per_depth: int = 500,
     n_jobs: int = 1,
+    engine: str = "numba",
 ) -> dict[str, np.ndarray]:
     """The cost-free base ensemble: per depth 1 one stump per feature, per depth d >= 2 a
     forest of `trees_per_depth` trees of depth d (mtry = floor(sqrt(p))), all bootstrapped.
 
-    Trees are ordered by `depths`, then by their index within the depth. The result does not
-    depend on `n_jobs`.
+    Trees are ordered by `depths`, then by their index within the depth; `engine` is one of
+    `costfs.trees.TREE_ENGINES`. The result does not depend on `n_jobs`.
     """
     X = np.asarray(X, dtype=float)
     n_features = X.shape[1]
@@ -101,10 +90,15 @@ def base_ensemble(
             options = dict(n_trees=n_features, max_features=None, column_sets=columns)
         else:
             options = dict(n_trees=int(trees_per_depth), max_features=default_mtry(n_features))
-        trees = grow_trees(
-            X, y, max_depth=depth, seed=derive_seed(seed, "depth", depth), n_jobs=n_jobs, **options
+        features, depth_votes = features_and_oob_votes(
+            X,
+            y,
+            max_depth=depth,
+            seed=derive_seed(seed, "depth", depth),
+            n_jobs=n_jobs,
+            engine=engine,
+            **options,
         )
-        features, depth_votes = _features_and_votes(trees, X)
         tree_features += features
         votes.append(depth_votes)
     return pack_ensemble(tree_features, np.vstack(votes))
@@ -400,13 +394,19 @@ class ShallowTreeSelection(Method):
         Parameter("trees_per_depth", integer(), 500, "trees per depth d ≥ 2", stage="prepare"),
         POSITIVE_DELTA,
     )
-    # Depth-limited scikit-learn trees on explicit bootstrap samples (`costfs.trees`).
-    engines = ("sklearn",)
+    # Depth-limited trees on explicit bootstrap samples (`costfs.trees`).
+    engines = TREE_ENGINES
     colour = "#009E73"
 
     def prepare(self, X, y, *, seed, n_jobs, engine, depths, trees_per_depth):
         return base_ensemble(
-            X, y, seed=seed, depths=depths, trees_per_depth=trees_per_depth, n_jobs=n_jobs
+            X,
+            y,
+            seed=seed,
+            depths=depths,
+            trees_per_depth=trees_per_depth,
+            n_jobs=n_jobs,
+            engine=engine,
         )
 
     def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine, positive_delta):
