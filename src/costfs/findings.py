@@ -102,10 +102,10 @@ def _ordered(table: pd.DataFrame) -> pd.DataFrame:
 
 def stage_costs(timings: pd.DataFrame, n_rep: int) -> pd.DataFrame:
     """Time per (rule, method) from Snakemake's benchmark records (`timings.parquet`): jobs,
-    summed wall hours of the jobs (the time they hold their cores) also per replicate (every
-    benchmarked job belongs to one replicate, so this scales a study to another number of
-    replicates), Snakemake's CPU hours (sampled from the job's processes, so short jobs are
-    undercounted), the longest job and the largest memory."""
+    summed wall hours of the jobs (the time they hold their cores) also per replicate (the
+    summed hours over the replicates: this scales a study to another number of replicates),
+    Snakemake's CPU hours (sampled from the job's processes, so short jobs are undercounted),
+    the longest job and the largest memory."""
     columns = ["rule", "method", "jobs", "wall_hours", "wall_hours_per_rep", "cpu_hours"]
     columns += ["max_job_seconds", "max_rss_mb"]
     if timings.empty:

@@ -15,6 +15,8 @@ import numpy as np
 
 ENGINES = ("sklearnex", "sklearn")
 """Engines of whole Random Forests, and the study-wide choices besides `auto`."""
+TREE_ENGINES = ("numba", "sklearn")
+"""Engines of the single trees on explicit bootstrap samples (`costfs.trees`), preferred first."""
 IMPORTANCE_BLOCKS = 8
 
 

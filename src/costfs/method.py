@@ -39,8 +39,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import jsonschema
 import numpy as np
 
-from costfs.forest import ENGINES, class_count, engine_available, resolve_engine
-from costfs.trees import TREE_ENGINES
+from costfs.forest import ENGINES, TREE_ENGINES, class_count, engine_available, resolve_engine
 from costfs.validation import DataError
 
 if TYPE_CHECKING:

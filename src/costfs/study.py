@@ -197,21 +197,29 @@ class Study:
         return [method for method in self.methods if load_method(method).has_schedule]
 
     def evaluations(self) -> list[str]:
+        """One table per (method, problem), holding all its replicates."""
         return [
-            f"results/evaluation/{method}/{problem}/rep~{rep}.parquet"
+            f"results/evaluation/{method}/{problem}.parquet"
             for method in self.methods
-            for problem, rep in self.runs(method)
+            for problem in self.method_problems(method)
         ]
 
     def benchmarks(self) -> list[str]:
         """Time and memory records of the jobs that compute: cost-free preparation, selection
         and evaluation (the data jobs take seconds in all)."""
-        return [
-            f"benchmarks/prepare_method/{method}/{dataset}/rep~{rep}.tsv"
-            for method, dataset, rep in self.prepared_runs()
-        ] + [
-            f"benchmarks/{rule}/{method}/{problem}/rep~{rep}.tsv"
-            for rule in ("select_features", "evaluate_selection")
-            for method in self.methods
-            for problem, rep in self.runs(method)
-        ]
+        return (
+            [
+                f"benchmarks/prepare_method/{method}/{dataset}/rep~{rep}.tsv"
+                for method, dataset, rep in self.prepared_runs()
+            ]
+            + [
+                f"benchmarks/select_features/{method}/{problem}/rep~{rep}.tsv"
+                for method in self.methods
+                for problem, rep in self.runs(method)
+            ]
+            + [
+                f"benchmarks/evaluate_selection/{method}/{problem}.tsv"
+                for method in self.methods
+                for problem in self.method_problems(method)
+            ]
+        )

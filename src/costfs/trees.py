@@ -17,11 +17,9 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.tree import DecisionTreeClassifier
 
-from costfs.forest import class_count
+from costfs.forest import TREE_ENGINES, class_count
 from costfs.seeds import derive_seed
 
-TREE_ENGINES = ("numba", "sklearn")
-"""Engines of the trees on explicit bootstrap samples, preferred first."""
 IN_BAG = -1
 """Vote entry of a row that is in-bag for the tree (the tree casts no vote on it)."""
 

@@ -11,12 +11,25 @@ rule aggregate_results:
     conda:
         CONDA_ENV
     params:
-        strategies=" ".join(config["strategies"]),
+        subcommand="aggregate",
+        arguments=lambda wildcards, input, output: [
+            "--evaluations",
+            *input.evaluations,
+            "--benchmarks",
+            *input.benchmarks,
+            "--strategies",
+            *config["strategies"],
+            "--out-runs",
+            output.runs,
+            "--out-summary",
+            output.summary,
+            "--out-timings",
+            output.timings,
+        ],
         code=code_version("commands/aggregate.py"),
-    shell:
-        "costfs aggregate --evaluations {input.evaluations} --benchmarks {input.benchmarks}"
-        " --strategies {params.strategies} --out-runs {output.runs}"
-        " --out-summary {output.summary} --out-timings {output.timings} 2> {log}"
+    script:
+        # In-process: its input lists are too long for a command line (run_costfs.py).
+        "../scripts/run_costfs.py"
 
 
 rule tabulate_findings:
@@ -56,11 +69,18 @@ rule collect_schedules:
     conda:
         CONDA_ENV
     params:
-        schedules=lambda wildcards, input: " ".join(
-            f"--schedule {problem} {rep} {path}"
-            for (problem, rep), path in zip(STUDY.runs(wildcards.method), input, strict=True)
-        ),
+        subcommand="collect-schedules",
+        arguments=lambda wildcards, input, output: [
+            "--method",
+            wildcards.method,
+            *(
+                argument
+                for (problem, rep), path in zip(STUDY.runs(wildcards.method), input, strict=True)
+                for argument in ("--schedule", problem, rep, path)
+            ),
+            "--out",
+            output[0],
+        ],
         code=lambda wildcards: method_code("aggregate", wildcards.method),
-    shell:
-        "costfs collect-schedules --method {wildcards.method} {params.schedules}"
-        " --out {output} 2> {log}"
+    script:
+        "../scripts/run_costfs.py"

@@ -107,6 +107,43 @@ def selection_inputs(wildcards):
     return inputs
 
 
+def evaluation_inputs(wildcards):
+    """Per replicate of the method's runs on the problem: its selection and the data."""
+    dataset = PROBLEMS[wildcards.problem].dataset
+    selections = [
+        f"results/selection/{wildcards.method}/{wildcards.problem}/rep~{rep}" for rep in REPS
+    ]
+    return {
+        "selections": [f"{selection}.parquet" for selection in selections],
+        "artifacts": [f"{selection}.artifacts.npz" for selection in selections],
+        "training_data": [STUDY.training_path(dataset, rep) for rep in REPS],
+        "test_data": [STUDY.test_path(wildcards.problem, rep) for rep in REPS],
+    }
+
+
+def evaluation_parameters(wildcards):
+    problem = PROBLEMS[wildcards.problem]
+    reps = " ".join(str(rep) for rep in REPS)
+    return f"--kind {problem.kind} --dataset {problem.dataset} --reps {reps}"
+
+
+def selection_arguments(wildcards, input):
+    problem = PROBLEMS[wildcards.problem]
+    arguments = [
+        "--dataset",
+        problem.dataset,
+        "--budgets",
+        as_json(problem.budgets),
+        "--grid",
+        as_json(STUDY.method_grid(wildcards.method)),
+        "--params",
+        as_json(STUDY.method_parameters(wildcards.method, "select")),
+    ]
+    if "prepared" in input.keys():
+        arguments += ["--prepared", input.prepared]
+    return shlex.join(arguments)
+
+
 def selection_threads(wildcards):
     return 2 if load_method(wildcards.method).parallel_selection else 1
 

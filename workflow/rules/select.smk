@@ -38,18 +38,13 @@ rule select_features:
     threads: selection_threads
     params:
         seed=config["seed"],
-        dataset=lambda wildcards: PROBLEMS[wildcards.problem].dataset,
-        budgets=lambda wildcards: as_json(PROBLEMS[wildcards.problem].budgets),
-        grid=lambda wildcards: as_json(STUDY.method_grid(wildcards.method)),
-        method_params=lambda wildcards: as_json(STUDY.method_parameters(wildcards.method, "select")),
+        # One param for all that depends on the run (fewer functions for Snakemake to call
+        # per job: a paper-scale study plans 15,400 of these jobs).
+        run=selection_arguments,
         engine=config["engine"],
-        prepared=lambda wildcards, input: (
-            f"--prepared {input.prepared}" if "prepared" in input.keys() else ""
-        ),
         code=lambda wildcards: method_code("methods", wildcards.method),
     shell:
         "costfs select-features --study-seed {params.seed} --method {wildcards.method}"
-        " --dataset {params.dataset} --rep {wildcards.rep} --data {input.training_data}"
-        " --costs {input.costs} {params.prepared} --budgets {params.budgets:q}"
-        " --grid {params.grid:q} --params {params.method_params:q} --engine {params.engine}"
-        " --threads {threads} --out {output.selection} --out-artifacts {output.artifacts} 2> {log}"
+        " --rep {wildcards.rep} --data {input.training_data} --costs {input.costs}"
+        " {params.run} --engine {params.engine} --threads {threads}"
+        " --out {output.selection} --out-artifacts {output.artifacts} 2> {log}"

@@ -16,7 +16,7 @@ from threadpoolctl import threadpool_limits
 
 from costfs.bcr import BUDGET_TOLERANCE, POSITIVE_DELTA_RULES, ratio_ranks, step_ratio
 from costfs.costs import NO_GROUP, FeatureCosts
-from costfs.forest import class_count, default_mtry
+from costfs.forest import TREE_ENGINES, class_count, default_mtry
 from costfs.method import (
     POSITIVE_DELTA,
     XI,
@@ -27,7 +27,7 @@ from costfs.method import (
     positive_integers,
 )
 from costfs.seeds import derive_seed
-from costfs.trees import IN_BAG, TREE_ENGINES, features_and_oob_votes
+from costfs.trees import IN_BAG, features_and_oob_votes
 
 
 def empty_ensemble_error(n_classes: int) -> float:
