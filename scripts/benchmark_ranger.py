@@ -31,11 +31,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import yaml
+from benchmark_fs import median_seconds  # this script's directory comes first on sys.path
 
 from costfs.forest import forest_errors, oob_errors, resolve_engine
 from costfs.importance import permutation_importance
@@ -89,17 +89,6 @@ def ranger_fs_seconds(bench: Path, data: Path, n_trees: int) -> tuple[float, int
     ).stdout
     match = re.search(r"ranger FS loop: (\d+) forests, ([\d.]+) s", output)
     return float(match.group(2)), int(match.group(1))
-
-
-def median_seconds(function, repeats: int, warm_up: bool = True) -> float:
-    if warm_up:  # loads the compiled kernels and warms the caches
-        function()
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
 
 
 def our_units(data: dict) -> dict[str, list[tuple[str, object]]]:
@@ -187,10 +176,10 @@ def main() -> None:
             ranger = [] if missing is None else None
             for _ in range(args.rounds):
                 for label, function in rows:
-                    if unit == "fs":  # minutes: one run, no warm-up
-                        timings[label].append(median_seconds(function, 1, warm_up=False))
-                    else:
-                        timings[label].append(median_seconds(function, args.repeats))
+                    if unit != "fs":  # FS takes minutes: one run, no warm-up
+                        function()  # loads the compiled kernels and warms the caches
+                    repeats = 1 if unit == "fs" else args.repeats
+                    timings[label].append(median_seconds(function, repeats))
                 if ranger is not None and unit == "fs":
                     seconds, forests = ranger_fs_seconds(args.bench, data_dir, args.fs_trees)
                     ranger.append(seconds)

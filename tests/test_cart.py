@@ -13,8 +13,7 @@ def grown_by_numba(X, y, counts, max_depth):
     node arrays (feature, threshold, left, right, label) and its vote on every row of X."""
     n_rows, n_features = X.shape
     columns_major = np.ascontiguousarray(X.T)
-    feature, left, right, label = (np.empty(2 * n_rows + 1, dtype=np.int64) for _ in range(4))
-    threshold = np.empty(2 * n_rows + 1)
+    nodes = cart.new_nodes(n_rows)
     n_nodes = cart._grow(
         X,
         columns_major,
@@ -25,17 +24,13 @@ def grown_by_numba(X, y, counts, max_depth):
         np.argsort(columns_major, axis=1),
         n_features,
         -1 if max_depth is None else max_depth,
-        feature,
-        threshold,
-        left,
-        right,
-        label,
+        nodes,
     )
-    nodes = tuple(array[:n_nodes] for array in (feature, threshold, left, right, label))
+    feature, threshold, left, right, label = nodes
     votes = [
         label[cart._route(X, r, -1, r, feature, threshold, left, right)] for r in range(n_rows)
     ]
-    return nodes, np.array(votes)
+    return tuple(array[:n_nodes] for array in nodes), np.array(votes)
 
 
 def bootstrap_problem(rng, n_rows, n_classes):

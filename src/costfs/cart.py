@@ -40,33 +40,29 @@ def _route(X, row, swapped_feature, swapped_row, feature, threshold, left, right
     return node
 
 
+@numba.njit(cache=True, nogil=True)
+def new_nodes(n_rows):
+    """Room for the nodes of a tree on n_rows rows: per node its split feature (LEAF for a
+    leaf), threshold, left and right child and class vote."""
+    size = 2 * n_rows + 1
+    index = np.empty(size, dtype=np.int64)
+    return index, np.empty(size), index.copy(), index.copy(), index.copy()
+
+
 SORT_SHARE = 16
 """A node holding less than 1/SORT_SHARE of the tree's sample sorts its own values; a larger one
 picks its rows out of the tree's sample in value order, which is cheaper than sorting them."""
 
 
 @numba.njit(cache=True, nogil=True)
-def _grow(
-    X,
-    columns_major,
-    y,
-    n_classes,
-    counts,
-    columns,
-    column_orders,
-    mtry,
-    max_depth,
-    feature,
-    threshold,
-    left,
-    right,
-    label,
-):
-    """Grows one tree on the rows with counts > 0 into the node arrays; returns its node count.
+def _grow(X, columns_major, y, n_classes, counts, columns, column_orders, mtry, max_depth, nodes):
+    """Grows one tree on the rows with counts > 0 into `nodes` (`new_nodes`); returns its node
+    count.
 
     `columns_major` is X transposed (C order: a column's values are contiguous);
     `column_orders[j]` are all rows in the order of column j."""
     n_rows = X.shape[0]
+    feature, threshold, left, right, label = nodes
     samples = np.flatnonzero(counts)
     node_of = np.where(counts > 0, 0, LEAF)
     # Per column, filled when a large node first needs it: the tree's sample in value order.
@@ -187,11 +183,8 @@ def _grow_chunk(
     """Trees first..last-1: each tree's split features, OOB votes and, if asked, per-feature
     increase of its OOB error when the feature's OOB values are permuted."""
     n_rows = X.shape[0]
-    feature = np.empty(2 * n_rows + 1, dtype=np.int64)
-    threshold = np.empty(2 * n_rows + 1)
-    left = np.empty(2 * n_rows + 1, dtype=np.int64)
-    right = np.empty(2 * n_rows + 1, dtype=np.int64)
-    label = np.empty(2 * n_rows + 1, dtype=np.int64)
+    nodes = new_nodes(n_rows)
+    feature, threshold, left, right, label = nodes
     for tree in range(first, last):
         np.random.seed(seeds[tree])
         counts = np.zeros(n_rows, dtype=np.int64)
@@ -199,20 +192,7 @@ def _grow_chunk(
             counts[np.random.randint(0, n_rows)] += 1
         columns = column_values[column_starts[tree] : column_ends[tree]]
         n_nodes = _grow(
-            X,
-            columns_major,
-            y,
-            n_classes,
-            counts,
-            columns,
-            column_orders,
-            mtry,
-            max_depth,
-            feature,
-            threshold,
-            left,
-            right,
-            label,
+            X, columns_major, y, n_classes, counts, columns, column_orders, mtry, max_depth, nodes
         )
         for node in range(n_nodes):
             if feature[node] != LEAF:
@@ -221,25 +201,11 @@ def _grow_chunk(
         for row in oob_rows:
             votes[tree, row] = label[_route(X, row, LEAF, row, feature, threshold, left, right)]
         if with_importance and oob_rows.size:
-            _permutation_increases(
-                X,
-                y,
-                oob_rows,
-                used[tree],
-                votes[tree],
-                feature,
-                threshold,
-                left,
-                right,
-                label,
-                importance[tree],
-            )
+            _permutation_increases(X, y, oob_rows, used[tree], votes[tree], nodes, importance[tree])
 
 
 @numba.njit(cache=True, nogil=True)
-def _permutation_increases(
-    X, y, oob_rows, used, votes, feature, threshold, left, right, label, increases
-):
+def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
     """Per used feature: the increase of the tree's OOB error when the feature's values are
     permuted among the OOB rows.
 
@@ -247,6 +213,7 @@ def _permutation_increases(
     rows are routed again, and only their part of the permutation is drawn: the first draws
     of a Fisher-Yates shuffle, which give them distinct OOB rows uniformly at random, as a
     whole permutation would."""
+    feature, threshold, left, right, label = nodes
     n_oob = oob_rows.size
     used_features = np.flatnonzero(used)
     slot_of = np.full(used.size, LEAF)

@@ -11,6 +11,8 @@ rule aggregate_results:
     conda:
         CONDA_ENV
     params:
+        # Not derived from the input files, so that changing it reruns the aggregation.
+        strategies=config["strategies"],
         subcommand="aggregate",
         arguments=lambda wildcards, input, output: [
             "--evaluations",

@@ -94,16 +94,22 @@ def cost_arguments(wildcards, input):
     return f"--dataset {input.dataset} --cost-range {low} {high}"
 
 
+def prepared_path(wildcards):
+    """The method's cost-free part for the run's data set and replicate, or None."""
+    if not load_method(wildcards.method).has_preparation:
+        return None
+    dataset = PROBLEMS[wildcards.problem].dataset
+    return f"results/prepared/{wildcards.method}/{dataset}/rep~{wildcards.rep}.npz"
+
+
 def selection_inputs(wildcards):
     dataset = PROBLEMS[wildcards.problem].dataset
     inputs = {
         "training_data": STUDY.training_path(dataset, wildcards.rep),
         "costs": f"results/costs/{wildcards.problem}.npz",
     }
-    if load_method(wildcards.method).has_preparation:
-        inputs["prepared"] = (
-            f"results/prepared/{wildcards.method}/{dataset}/rep~{wildcards.rep}.npz"
-        )
+    if prepared_path(wildcards):
+        inputs["prepared"] = prepared_path(wildcards)
     return inputs
 
 
@@ -127,7 +133,9 @@ def evaluation_parameters(wildcards):
     return f"--kind {problem.kind} --dataset {problem.dataset} --reps {reps}"
 
 
-def selection_arguments(wildcards, input):
+def selection_arguments(wildcards):
+    """The run's arguments of `costfs select-features`. Computed from the wildcards only:
+    Snakemake ignores changes of params derived from the input files."""
     problem = PROBLEMS[wildcards.problem]
     arguments = [
         "--dataset",
@@ -139,8 +147,8 @@ def selection_arguments(wildcards, input):
         "--params",
         as_json(STUDY.method_parameters(wildcards.method, "select")),
     ]
-    if "prepared" in input.keys():
-        arguments += ["--prepared", input.prepared]
+    if prepared_path(wildcards):
+        arguments += ["--prepared", prepared_path(wildcards)]
     return shlex.join(arguments)
 
 
