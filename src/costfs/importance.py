@@ -55,7 +55,7 @@ def _tree_importance(
 IMPORTANCE_ENGINES = ("numba", "sklearn", "sklearnex")
 """Engines of the permutation importance, preferred first. All compute the same quantity
 (agreement within Monte Carlo error: tests/test_importance.py). numba's exact trees
-(`costfs.cart`) are the fastest: about 3.5x scikit-learn's on 500 x 200 data. scikit-learn's
+(`costfs.cart`) are the fastest: about 6x scikit-learn's on 500 x 200 data. scikit-learn's
 trees are the reference the study's first results were computed with (`engine: sklearn`).
 oneDAL's own "MDA_Raw" importance on its histogram forest runs where a study asks for
 `engine: sklearnex`; it permutes every feature in every tree, not just the tree's own."""
