@@ -105,7 +105,7 @@ def test_trees_depend_only_on_their_seed_and_keep_to_their_columns(rng):
     y = (X[:, 1] + X[:, 7] > 0).astype(int)
     seeds = tree_seeds(3, 12)
     columns = [np.array([j % 10, (j + 3) % 10]) for j in range(12)]
-    options = dict(column_sets=columns, max_features=1, max_depth=2, n_classes=2)
+    options = dict(column_sets=columns, max_features=1, max_depth=2)
     whole = cart.grow_tree_batch(X, y, seeds=seeds, n_jobs=2, **options)
     alone = cart.grow_tree_batch(X, y, seeds=seeds[5:6], **{**options, "column_sets": columns[5:6]})
     assert np.array_equal(whole.votes[5], alone.votes[0])
@@ -145,7 +145,6 @@ def test_columns_outside_the_data_are_an_error_not_a_crash(rng):
             column_sets=[np.array([0]), np.array([3])],
             max_features=1,
             max_depth=1,
-            n_classes=2,
         )
 
 

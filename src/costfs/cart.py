@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
+from costfs.forest import class_count
 from costfs.trees import IN_BAG
 
 LEAF = -1
@@ -282,16 +283,17 @@ def grow_tree_batch(
     column_sets: list[np.ndarray] | None,
     max_features: int | None,
     max_depth: int | None,
-    n_classes: int,
     with_importance: bool = False,
     n_jobs: int = 1,
 ) -> TreeBatch:
     """One tree per seed; tree t sees `column_sets[t]` (all columns by default) and draws
-    `max_features` candidates per node (all of its columns for None)."""
+    `max_features` candidates per node (all of its columns for None); `y` holds class codes
+    0..K-1."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)
     seeds = np.asarray(seeds, dtype=np.uint32)
     n_trees, (n_rows, n_features) = seeds.size, X.shape
+    n_classes = class_count(y)
     if column_sets is None:
         column_values = np.arange(n_features, dtype=np.int64)
         starts, ends = np.zeros(n_trees, dtype=np.int64), np.full(n_trees, n_features)

@@ -5,6 +5,7 @@ this project's forests and gives the same result for any thread count; it is use
 installs, plain scikit-learn otherwise. Both are driven through the scikit-learn API.
 """
 
+import importlib
 import math
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -21,20 +22,11 @@ IMPORTANCE_BLOCKS = 8
 
 
 @cache
-def _sklearnex_available() -> bool:
+def _imports(module: str) -> bool:
     try:
-        from sklearnex.ensemble import RandomForestClassifier  # noqa: F401
-    except Exception:  # any import failure (missing wheel, CPU or library mismatch) means no
-        return False
-    return True
-
-
-@cache
-def _numba_available() -> bool:
-    try:
-        import numba  # noqa: F401
-    except Exception:  # as for sklearnex: no working numba means the scikit-learn fallback
-        return False
+        importlib.import_module(module)
+    except Exception:  # any import failure (missing wheel, CPU or library mismatch) means the
+        return False  # scikit-learn fallback
     return True
 
 
@@ -42,18 +34,18 @@ def engine_available(engine: str) -> bool:
     """Whether `engine` works here: a forest engine, or "numba" (`costfs.trees`)."""
     return (
         engine == "sklearn"
-        or (engine == "sklearnex" and _sklearnex_available())
-        or (engine == "numba" and _numba_available())
+        or (engine == "sklearnex" and _imports("sklearnex.ensemble"))
+        or (engine == "numba" and _imports("numba"))
     )
 
 
 def resolve_engine(preference: str = "auto") -> str:
     """The engine to use: `auto` picks sklearnex where it imports, else sklearn."""
     if preference == "auto":
-        return "sklearnex" if _sklearnex_available() else "sklearn"
+        return "sklearnex" if engine_available("sklearnex") else "sklearn"
     if preference not in ENGINES:
         raise ValueError(f"engine must be one of auto, {', '.join(ENGINES)}; got {preference!r}")
-    if preference == "sklearnex" and not _sklearnex_available():
+    if preference == "sklearnex" and not engine_available("sklearnex"):
         raise ValueError("engine 'sklearnex' requested but scikit-learn-intelex does not import")
     return preference
 

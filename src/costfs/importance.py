@@ -87,7 +87,6 @@ def permutation_importance(
             column_sets=None,
             max_features=default_mtry(X.shape[1]),
             max_depth=None,
-            n_classes=class_count(y),
             with_importance=True,
             n_jobs=n_jobs,
         )

@@ -18,7 +18,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.tree import DecisionTreeClassifier
 
-from costfs.forest import TREE_ENGINES, class_count
+from costfs.forest import TREE_ENGINES
 from costfs.seeds import derive_seed
 
 IN_BAG = -1
@@ -111,11 +111,11 @@ def features_and_oob_votes(
             column_sets=column_sets,
             max_features=max_features,
             max_depth=max_depth,
-            n_classes=class_count(y),
             n_jobs=n_jobs,
         )
         return batch.used_features(), batch.votes
-    check_tree_engine(engine)
+    if engine not in TREE_ENGINES:
+        raise ValueError(f"tree engine must be one of {', '.join(TREE_ENGINES)}; got {engine!r}")
     trees = grow_trees(
         X,
         y,
@@ -131,8 +131,3 @@ def features_and_oob_votes(
         if grown.oob_rows.size:
             votes[index, grown.oob_rows] = grown.predict(X[grown.oob_rows])
     return [grown.used_features() for grown in trees], votes
-
-
-def check_tree_engine(engine: str) -> None:
-    if engine not in TREE_ENGINES:
-        raise ValueError(f"tree engine must be one of {', '.join(TREE_ENGINES)}; got {engine!r}")

@@ -108,8 +108,9 @@ def selection_inputs(wildcards):
         "training_data": STUDY.training_path(dataset, wildcards.rep),
         "costs": f"results/costs/{wildcards.problem}.npz",
     }
-    if prepared_path(wildcards):
-        inputs["prepared"] = prepared_path(wildcards)
+    prepared = prepared_path(wildcards)
+    if prepared:
+        inputs["prepared"] = prepared
     return inputs
 
 
@@ -147,8 +148,9 @@ def selection_arguments(wildcards):
         "--params",
         as_json(STUDY.method_parameters(wildcards.method, "select")),
     ]
-    if prepared_path(wildcards):
-        arguments += ["--prepared", prepared_path(wildcards)]
+    prepared = prepared_path(wildcards)
+    if prepared:
+        arguments += ["--prepared", prepared]
     return shlex.join(arguments)
 
 

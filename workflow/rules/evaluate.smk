@@ -12,7 +12,7 @@ rule evaluate_selection:
         CONDA_ENV
     params:
         seed=config["seed"],
-        problem=lambda wildcards: evaluation_parameters(wildcards),
+        problem=evaluation_parameters,
         n_trees=config["evaluation"]["n_trees"],
         engine=config["engine"],
         # The method's own hook (e.g. BudgetRF's ensemble on the test rows) runs here too.
