@@ -51,6 +51,7 @@ def new_nodes(n_rows):
 
 
 SORT_SHARE = 16
+INSERTION_SORT_SIZE = 24
 """A node holding less than 1/SORT_SHARE of the tree's sample sorts its own values; a larger one
 picks its rows out of the tree's sample in value order, which is cheaper than sorting them."""
 
@@ -98,7 +99,16 @@ def _grow(X, columns_major, y, n_classes, counts, columns, column_orders, mtry, 
             swap = c + np.random.randint(0, candidates.size - c)
             candidates[c], candidates[swap] = candidates[swap], candidates[c]
             candidate = candidates[c]
-            if size * SORT_SHARE < samples.size:
+            if size <= INSERTION_SORT_SIZE:
+                for i in range(size):
+                    row = samples[start + i]
+                    value = columns_major[candidate, row]
+                    k = i
+                    while k > 0 and values[k - 1] > value:
+                        values[k], rows[k] = values[k - 1], rows[k - 1]
+                        k -= 1
+                    values[k], rows[k] = value, row
+            elif size * SORT_SHARE < samples.size:
                 for i in range(size):
                     values[i] = columns_major[candidate, samples[start + i]]
                 order = np.argsort(values[:size])
@@ -193,7 +203,16 @@ def _grow_chunk(
             counts[np.random.randint(0, n_rows)] += 1
         columns = column_values[column_starts[tree] : column_ends[tree]]
         n_nodes = _grow(
-            X, columns_major, y, n_classes, counts, columns, column_orders, mtry, max_depth, nodes
+            X,
+            columns_major,
+            y,
+            n_classes,
+            counts,
+            columns,
+            column_orders,
+            mtry[tree],
+            max_depth,
+            nodes,
         )
         for node in range(n_nodes):
             if feature[node] != LEAF:
@@ -275,66 +294,81 @@ class TreeBatch:
         return [np.flatnonzero(row) for row in self.used]
 
 
-def grow_tree_batch(
-    X: np.ndarray,
-    y: np.ndarray,
-    *,
-    seeds: np.ndarray,
-    column_sets: list[np.ndarray] | None,
-    max_features: int | None,
-    max_depth: int | None,
-    with_importance: bool = False,
-    n_jobs: int = 1,
-) -> TreeBatch:
-    """One tree per seed; tree t sees `column_sets[t]` (all columns by default) and draws
-    `max_features` candidates per node (all of its columns for None); `y` holds class codes
-    0..K-1."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    y = np.ascontiguousarray(y, dtype=np.int64)
-    seeds = np.asarray(seeds, dtype=np.uint32)
-    n_trees, (n_rows, n_features) = seeds.size, X.shape
-    n_classes = class_count(y)
-    if column_sets is None:
-        column_values = np.arange(n_features, dtype=np.int64)
-        starts, ends = np.zeros(n_trees, dtype=np.int64), np.full(n_trees, n_features)
-    else:
-        sizes = np.array([len(columns) for columns in column_sets], dtype=np.int64)
-        column_values = np.concatenate([np.asarray(c, dtype=np.int64) for c in column_sets])
-        ends = np.cumsum(sizes)
-        starts = ends - sizes
-        # The kernels do not check bounds: a bad column would read outside X.
-        outside = column_values[(column_values < 0) | (column_values >= n_features)]
-        if outside.size:
-            raise ValueError(f"column sets name column {outside[0]}; X has {n_features} columns")
-    columns_major = np.ascontiguousarray(X.T)
-    column_orders = np.argsort(columns_major, axis=1)
-    mtry = n_features if max_features is None else int(max_features)
-    used = np.zeros((n_trees, n_features), dtype=np.bool_)
-    votes = np.full((n_trees, n_rows), IN_BAG, dtype=np.int8)
-    importance = np.zeros((n_trees, n_features) if with_importance else (0, 0))
-    bounds = np.linspace(0, n_trees, max(1, n_jobs) * CHUNKS_PER_THREAD + 1).astype(int)
+class TreeGrower:
+    """Grows batches of trees on one training set; its column orders are sorted once, so many
+    small batches (forward selection's forests) cost no more than one large one."""
 
-    def grow(chunk: int) -> None:
-        _grow_chunk(
-            X,
-            columns_major,
-            y,
-            n_classes,
-            seeds,
-            column_values,
-            starts,
-            ends,
-            column_orders,
-            mtry,
-            -1 if max_depth is None else int(max_depth),
-            bounds[chunk],
-            bounds[chunk + 1],
-            with_importance,
-            used,
-            votes,
-            importance,
+    def __init__(self, X: np.ndarray, y: np.ndarray):
+        self.X = np.ascontiguousarray(X, dtype=np.float64)
+        self.y = np.ascontiguousarray(y, dtype=np.int64)
+        self.n_classes = class_count(self.y)
+        self.columns_major = np.ascontiguousarray(self.X.T)
+        self.column_orders = np.argsort(self.columns_major, axis=1)
+
+    def grow(
+        self,
+        *,
+        seeds: np.ndarray,
+        column_sets: list[np.ndarray] | None,
+        max_features: int | np.ndarray | None,
+        max_depth: int | None,
+        with_importance: bool = False,
+        n_jobs: int = 1,
+    ) -> TreeBatch:
+        """One tree per seed; tree t sees `column_sets[t]` (all columns by default) and draws
+        `max_features` candidates per node (one count for all trees or one per tree; all of
+        its columns for None)."""
+        seeds = np.asarray(seeds, dtype=np.uint32)
+        n_trees, (n_rows, n_features) = seeds.size, self.X.shape
+        if column_sets is None:
+            column_values = np.arange(n_features, dtype=np.int64)
+            starts, ends = np.zeros(n_trees, dtype=np.int64), np.full(n_trees, n_features)
+        else:
+            sizes = np.array([len(columns) for columns in column_sets], dtype=np.int64)
+            column_values = np.concatenate([np.asarray(c, dtype=np.int64) for c in column_sets])
+            ends = np.cumsum(sizes)
+            starts = ends - sizes
+            # The kernels do not check bounds: a bad column would read outside X.
+            outside = column_values[(column_values < 0) | (column_values >= n_features)]
+            if outside.size:
+                raise ValueError(
+                    f"column sets name column {outside[0]}; X has {n_features} columns"
+                )
+        mtry = np.array(
+            np.broadcast_to(n_features if max_features is None else max_features, n_trees),
+            dtype=np.int64,
         )
+        used = np.zeros((n_trees, n_features), dtype=np.bool_)
+        votes = np.full((n_trees, n_rows), IN_BAG, dtype=np.int8)
+        importance = np.zeros((n_trees, n_features) if with_importance else (0, 0))
+        bounds = np.linspace(0, n_trees, max(1, n_jobs) * CHUNKS_PER_THREAD + 1).astype(int)
 
-    with ThreadPoolExecutor(max_workers=max(1, n_jobs)) as pool:
-        list(pool.map(grow, range(bounds.size - 1)))
-    return TreeBatch(used, votes, importance if with_importance else None)
+        def grow(chunk: int) -> None:
+            _grow_chunk(
+                self.X,
+                self.columns_major,
+                self.y,
+                self.n_classes,
+                seeds,
+                column_values,
+                starts,
+                ends,
+                self.column_orders,
+                mtry,
+                -1 if max_depth is None else int(max_depth),
+                bounds[chunk],
+                bounds[chunk + 1],
+                with_importance,
+                used,
+                votes,
+                importance,
+            )
+
+        with ThreadPoolExecutor(max_workers=max(1, n_jobs)) as pool:
+            list(pool.map(grow, range(bounds.size - 1)))
+        return TreeBatch(used, votes, importance if with_importance else None)
+
+
+def grow_tree_batch(X: np.ndarray, y: np.ndarray, **batch) -> TreeBatch:
+    """`TreeGrower(X, y).grow(**batch)`; `y` holds class codes 0..K-1."""
+    return TreeGrower(X, y).grow(**batch)
