@@ -4,8 +4,9 @@ Parts (choose with --parts):
   fit     seconds of one internal forest (OOB error only, one thread) by feature set size;
   grid    fits and seconds for (a) xi in {0, 1} and (b) xi = 0, 0.25, ..., 3, both over the
           budgets, all paths of each through one memo;
-  racing  exact versus racing selections over replicates: how often the sets differ, and the
-          test MMCE of both (1000-tree refit, 5000 test rows).
+  modes   selections of forward selection's modes (`forests` x exact/racing) against the first
+          mode's over replicates: how often the sets differ, and the paired difference of test
+          MMCE (1000-tree refit, 5000 test rows) with a t interval over the replicates.
 
 When the grid runs with fewer trees than --full-trees, it also prints an EXTRAPOLATED time at
 --full-trees: its fits (their number depends on the paths, not on forest size) priced by the
@@ -22,6 +23,7 @@ import statistics
 import time
 
 import numpy as np
+from scipy import stats
 
 from costfs.evaluation import evaluate_feature_sets
 from costfs.forest import forest_errors, oob_errors, resolve_engine
@@ -46,15 +48,21 @@ TIMED_SIZES = (1, 5, 10, 20, 40, 80, 160)
 
 def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--parts", nargs="+", default=["fit", "grid", "racing"])
+    parser.add_argument("--parts", nargs="+", default=["fit", "grid", "modes"])
     parser.add_argument("--budgets", nargs="+", type=float, default=[1, 2, 5, 10, 30])
     parser.add_argument("--n-trees", type=int, default=500, help="internal forests of the grid")
     parser.add_argument("--full-trees", type=int, default=500, help="size to extrapolate to")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2024)
-    parser.add_argument("--racing-replicates", type=int, default=3)
-    parser.add_argument("--racing-budgets", nargs="+", type=float, default=[1, 2])
-    parser.add_argument("--racing-trees", type=int, default=500)
+    parser.add_argument(
+        "--modes",
+        nargs="+",
+        default=["per_set:exact", "common:exact", "common:racing"],
+        help="forests:search pairs compared by the modes part, the first is the baseline",
+    )
+    parser.add_argument("--replicates", type=int, default=20, help="of the modes part")
+    parser.add_argument("--mode-budgets", nargs="+", type=float, default=[1, 2, 5])
+    parser.add_argument("--mode-trees", type=int, default=100, help="of the modes part")
     parser.add_argument("--quiet", action="store_true", help="no per-step progress lines")
     return parser.parse_args()
 
@@ -167,34 +175,46 @@ def run_grid(X, y, costs, args) -> None:
             )
 
 
-def run_racing(args) -> None:
-    differ = total = 0
-    gaps = []
-    exact_trees = racing_trees = 0
-    exact_seconds = racing_seconds = 0.0
-    for replicate in range(args.racing_replicates):
+def parse_mode(mode: str) -> dict:
+    """ "forests:racing" as forward_paths' keyword arguments, e.g. "common:racing"."""
+    forests, search = mode.split(":")
+    return {"forests": forests, "racing": search == "racing"}
+
+
+def replicate_means(gaps: list[tuple[int, float]]) -> np.ndarray:
+    replicates = sorted({replicate for replicate, _ in gaps})
+    return np.array([np.mean([g for r, g in gaps if r == replicate]) for replicate in replicates])
+
+
+def run_modes(args) -> None:
+    """Selections of each mode against the first one's over replicates: how often the sets
+    differ and the paired test MMCE difference, with a t interval over the replicates (the
+    replicate's mean over its (xi, budget) paths: paths of one replicate share the data)."""
+    baseline, *others = args.modes
+    gaps: dict[str, list[tuple[int, float]]] = {mode: [] for mode in others}
+    differ = dict.fromkeys(others, 0)
+    trees = dict.fromkeys(args.modes, 0)
+    seconds = dict.fromkeys(args.modes, 0.0)
+    total = 0
+    for replicate in range(args.replicates):
         X, y, X_test, y_test, costs = training_and_test(args.seed, replicate)
         selections = {}
-        for racing in (False, True):
+        for mode in args.modes:
             started = time.perf_counter()
             search = fs.forward_paths(
                 X,
                 y,
                 costs,
-                args.racing_budgets,
+                args.mode_budgets,
                 SIMPLE_GRID,
                 seed=derive_seed(args.seed, "fs", replicate),
-                n_trees=args.racing_trees,
-                racing=racing,
+                n_trees=args.mode_trees,
                 n_jobs=args.n_jobs,
+                **parse_mode(mode),
             )
-            if racing:
-                racing_seconds += time.perf_counter() - started
-                racing_trees += search.trees
-            else:
-                exact_seconds += time.perf_counter() - started
-                exact_trees += search.trees
-            selections[racing] = {
+            seconds[mode] += time.perf_counter() - started
+            trees[mode] += search.trees
+            selections[mode] = {
                 path: tuple(sorted(step.feature for step in steps))
                 for path, steps in search.paths.items()
             }
@@ -208,25 +228,33 @@ def run_racing(args) -> None:
             seed_parts=(args.seed, replicate),
             n_jobs=args.n_jobs,
         ).set_index("features")["test_mmce"]
-        for path, exact_set in selections[False].items():
-            racing_set = selections[True][path]
+        for path, baseline_set in selections[baseline].items():
             total += 1
-            differ += exact_set != racing_set
-            gap = refits[racing_set] - refits[exact_set]
-            gaps.append(gap)
-            print(
-                f"replicate {replicate}, xi={path[0]:g}, budget={path[1]:g}: test MMCE exact "
-                f"{refits[exact_set]:.4f} ({len(exact_set)} features), racing "
-                f"{refits[racing_set]:.4f} ({len(racing_set)} features)"
-                + ("" if exact_set != racing_set else ", same set")
-            )
+            line = f"replicate {replicate}, xi={path[0]:g}, budget={path[1]:g}: test MMCE "
+            line += f"{baseline} {refits[baseline_set]:.4f}"
+            for mode in others:
+                chosen = selections[mode][path]
+                differ[mode] += chosen != baseline_set
+                gaps[mode].append((replicate, refits[chosen] - refits[baseline_set]))
+                line += f", {mode} {refits[chosen]:.4f}"
+            print(line, flush=True)
     print(
-        f"racing ({fs.racing_levels(args.racing_trees, True)} trees): different set in "
-        f"{differ} of {total} (xi, budget, replicate); test MMCE racing - exact: mean "
-        f"{np.mean(gaps):+.4f}, sd {np.std(gaps, ddof=1) if len(gaps) > 1 else 0:.4f}, "
-        f"max {np.max(gaps):+.4f}; trees grown racing / exact "
-        f"{racing_trees / exact_trees:.2f}, seconds {racing_seconds:.0f} / {exact_seconds:.0f}"
+        f"\n{args.replicates} replicates x xi in {SIMPLE_GRID} x budgets {args.mode_budgets}, "
+        f"{args.mode_trees}-tree internal forests; baseline {baseline}"
     )
+    print(
+        "| mode | different set | test MMCE - baseline: mean [95% t interval over "
+        "replicates] | trees grown / baseline | seconds / baseline |"
+    )
+    print("|---|---|---|---|---|")
+    for mode in others:
+        means = replicate_means(gaps[mode])
+        half = stats.t.ppf(0.975, means.size - 1) * means.std(ddof=1) / np.sqrt(means.size)
+        print(
+            f"| {mode} | {differ[mode]} of {total} | {means.mean():+.4f} "
+            f"[{means.mean() - half:+.4f}, {means.mean() + half:+.4f}] | "
+            f"{trees[mode] / trees[baseline]:.2f} | {seconds[mode] / seconds[baseline]:.2f} |"
+        )
 
 
 def main() -> None:
@@ -239,8 +267,8 @@ def main() -> None:
         run_fit(X, y, args)
     if "grid" in args.parts:
         run_grid(X, y, costs, args)
-    if "racing" in args.parts:
-        run_racing(args)
+    if "modes" in args.parts:
+        run_modes(args)
 
 
 if __name__ == "__main__":

@@ -18,8 +18,9 @@ Units:
            OOB votes STS needs);
   fs       forward selection: ranger's loop for xi in {0, 1} x budgets {1, 2} (one greedy run
            per xi and budget, as the paper ran it) against ours for the same grid and for
-           config/paper.yaml's full xi grid x budgets {1, 2, 5}, `--fs-trees` trees per forest.
-           Minutes per side.
+           config/paper.yaml's full xi grid x budgets {1, 2, 5}: per-set forests (exhaustive
+           steps), common random numbers (exhaustive), common random numbers with racing;
+           `--fs-trees` trees per forest. About ten minutes per round.
 
     .venv/bin/python scripts/benchmark_ranger.py [--units refit fsunit pfi shallow fs]
 """
@@ -133,14 +134,23 @@ def forward_selection_rows(data: dict, n_trees: int) -> list[tuple[str, object]]
     X, y, costs = data["X"], data["y"].astype(int), data["costs"]
     paper_grid = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())["xi_grid"]
 
-    def search(grid, budgets):
-        return fs.forward_paths(X, y, costs, budgets, grid, seed=1, n_trees=n_trees)
+    def search(grid, budgets, **mode):
+        return fs.forward_paths(X, y, costs, budgets, grid, seed=1, n_trees=n_trees, **mode)
 
+    full = f"full xi grid ({len(paper_grid)} values) x budgets {{1, 2, 5}}, {n_trees} trees"
     return [
-        (f"FS, xi in {{0, 1}} x budgets {{1, 2}}, {n_trees} trees", lambda: search([0, 1], [1, 2])),
         (
-            f"FS, full xi grid ({len(paper_grid)} values) x budgets {{1, 2, 5}}, {n_trees} trees",
-            lambda: search(paper_grid, [1, 2, 5]),
+            f"FS, xi in {{0, 1}} x budgets {{1, 2}}, {n_trees} trees, per-set forests, exact",
+            lambda: search([0, 1], [1, 2]),
+        ),
+        (f"FS, {full}, per-set forests, exact", lambda: search(paper_grid, [1, 2, 5])),
+        (
+            f"FS, {full}, common random numbers, exact",
+            lambda: search(paper_grid, [1, 2, 5], forests="common"),
+        ),
+        (
+            f"FS, {full}, common random numbers, racing",
+            lambda: search(paper_grid, [1, 2, 5], forests="common", racing=True),
         ),
     ]
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from costfs import cart
+from costfs import cart, trees
 from costfs.trees import IN_BAG, features_and_oob_votes, tree_seeds
 
 
@@ -154,3 +154,44 @@ def test_an_unknown_tree_engine_is_named(rng):
         features_and_oob_votes(
             X, X[:, 0] > 0, n_trees=2, max_features=1, max_depth=1, seed=0, engine="ranger"
         )
+
+
+def test_tally_errors_leave_out_unvoted_rows_and_share_ties():
+    y = np.array([0, 1, 1, 0])
+    tallies = np.array(
+        [
+            [[3, 1], [2, 2], [0, 0], [0, 5]],  # right, tie, no vote, wrong
+            [[0, 0], [0, 0], [0, 0], [0, 0]],  # votes on no row
+        ]
+    )
+    assert trees.tally_errors(tallies, y) == pytest.approx([(0 + 0.5 + 1) / 3, 1.0])
+    three_classes = np.array([[[2, 2, 2], [1, 3, 3]]])
+    assert trees.tally_errors(three_classes, np.array([2, 0])) == pytest.approx([(2 / 3 + 1) / 2])
+
+
+def test_common_forests_grow_on_and_equal_forests_grown_at_once(rng):
+    X = rng.normal(size=(120, 8))
+    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
+
+    def at_once(columns, n_trees):
+        batch = cart.grow_tree_batch(
+            X,
+            y,
+            seeds=trees.tree_seeds(5, n_trees),
+            column_sets=[np.array(columns)] * n_trees,
+            max_features=max(1, int(np.sqrt(len(columns)))),
+            max_depth=None,
+        )
+        tally = np.stack([(batch.votes == label).sum(axis=0) for label in (0, 1)], axis=1)
+        return trees.tally_errors(tally[None], y)[0]
+
+    common = trees.CommonRandomForests(X, y, seed=5, n_jobs=2)
+    first = [((0, 1), 5), ((0, 1), 20), ((2,), 7), ((0, 1, 3, 6), 20)]
+    # grown on, and back to fewer trees than a set has grown (its first trees again)
+    later = [((0, 1), 3), ((0, 1), 40), ((2,), 12), ((0, 1, 3, 6), 20)]
+    for requests in (first, later):
+        assert common.oob_errors(requests) == [at_once(*request) for request in requests]
+    # (0, 1) regrows its first 40 trees; (0, 1, 3, 6) has its 20
+    assert common.trees_grown == 20 + 7 + 20 + 40 + (12 - 7)
+    assert common.oob_errors([((0, 1, 3, 6), 20)]) == [at_once((0, 1, 3, 6), 20)]
+    assert common.trees_grown == 20 + 7 + 20 + 40 + (12 - 7)

@@ -257,12 +257,14 @@ def test_the_selector_equals_the_method(method, problem):
 
 
 def test_the_engine_reaches_every_forest_of_the_method(method, problem):
-    """Under `auto` each stage runs on the method's first engine; an engine the study asks
-    for reaches the stage's forests wherever the method supports it: the cost-free forest of
-    pFI and msB included."""
+    """Under `auto` each stage runs on its first engine with the default parameters; an
+    engine the study asks for reaches the stage's forests wherever the method supports it: the
+    cost-free forest of pFI and msB included."""
     X, y, costs = problem
     declared = load_method(method)
-    for stage, engines in (("prepare", declared.preparation_engines), ("select", declared.engines)):
+    for stage in ("prepare", "select"):
+        engines = declared.stage_engines(stage, declared.defaults())
+        assert set(engines) <= set(declared.all_engines)
         assert declared.engine_for("auto", stage) == (engines[0] if engines else "none")
         for engine in ("sklearn", "sklearnex"):
             expected = engine if engine in engines else (engines[0] if engines else "none")

@@ -5,8 +5,9 @@ import pytest
 
 from costfs.bcr import BUDGET_TOLERANCE, step_ratio
 from costfs.forest import oob_errors
-from costfs.methods import fs
+from costfs.methods import fs, load_method
 from costfs.seeds import derive_seed
+from costfs.trees import CommonRandomForests
 from tests.conftest import run_method, small_selector
 
 CHEAP_INFORMATIVE, EXPENSIVE_INFORMATIVE = 0, 1
@@ -51,16 +52,33 @@ def test_forward_path_is_the_known_one(known_problem):
     assert costs[features_of(agnostic)].sum() <= 3.0
 
 
-def test_step_errors_depend_on_the_set_only(known_problem):
+def set_errors(X, y, forests, seed):
+    """The OOB error of a set's `n_trees`-tree forest, computed for that set alone."""
+    if forests == "common":
+
+        def errors(sets, n_trees):
+            common = CommonRandomForests(X, y, seed=derive_seed(seed, "fs", "common"))
+            return np.array(
+                [common.oob_errors([(tuple(features), n_trees)])[0] for features in sets]
+            )
+    else:
+
+        def errors(sets, n_trees):
+            seeds = [derive_seed(seed, "fs", *features) for features in sets]
+            return np.array(oob_errors(X, y, sets, n_trees=[n_trees] * len(sets), seeds=seeds))
+
+    return errors
+
+
+@pytest.mark.parametrize("forests", fs.FORESTS)
+def test_step_errors_depend_on_the_set_only(known_problem, forests):
     X, y, costs = known_problem
-    search = fs.forward_paths(X, y, costs, [3.0], [0.0, 3.0], seed=7, n_trees=40)
+    search = fs.forward_paths(X, y, costs, [3.0], [0.0, 3.0], seed=7, n_trees=40, forests=forests)
+    errors = set_errors(X, y, forests, seed=7)
     for path in search.paths.values():
         for length, step in enumerate(path, start=1):
             features = sorted(features_of(path[:length]))
-            (direct,) = oob_errors(
-                X, y, [features], n_trees=[40], seeds=[derive_seed(7, "fs", *features)]
-            )
-            assert step.error == direct
+            assert step.error == errors([features], 40)[0]
 
 
 def test_empty_set_error_is_the_majority_class_error(rng):
@@ -73,11 +91,12 @@ def test_empty_set_error_is_the_majority_class_error(rng):
     assert first.ratio == pytest.approx(step_ratio(first.error - 0.3, first.cost, 1.0))
 
 
+@pytest.mark.parametrize("forests", fs.FORESTS)
 @pytest.mark.parametrize("racing", [False, True])
-def test_one_run_over_the_grid_equals_separate_runs(random_problem, racing):
+def test_one_run_over_the_grid_equals_separate_runs(random_problem, racing, forests):
     X, y, costs = random_problem
     grid, budgets = [0.0, 0.5, 2.0], [0.8, 2.0]
-    options = dict(seed=3, n_trees=64, racing=racing)
+    options = dict(seed=3, n_trees=64, racing=racing, forests=forests)
     together = fs.forward_paths(X, y, costs, budgets, grid, **options)
     separate_fits = 0
     for (xi, budget), path in together.paths.items():
@@ -95,7 +114,7 @@ def test_one_run_over_the_grid_equals_separate_runs(random_problem, racing):
         assert record["features"].tolist() == expected
 
 
-def exhaustive_path(X, y, costs, budget, xi, seed, n_trees):
+def exhaustive_path(X, y, costs, budget, xi, n_trees, errors_of):
     """Forward selection growing every eligible candidate of every step: the reference."""
     selected, spent, error, path = [], 0.0, fs.empty_set_error(y), []
     while True:
@@ -104,16 +123,7 @@ def exhaustive_path(X, y, costs, budget, xi, seed, n_trees):
         candidates = np.flatnonzero(fits)
         if candidates.size == 0:
             return path
-        sets = [sorted((*selected, int(j))) for j in candidates]
-        errors = np.array(
-            oob_errors(
-                X,
-                y,
-                sets,
-                n_trees=[n_trees] * len(sets),
-                seeds=[derive_seed(seed, "fs", *features) for features in sets],
-            )
-        )
+        errors = errors_of([sorted((*selected, int(j))) for j in candidates], n_trees)
         ratios = step_ratio(errors - error, costs[candidates], xi)
         best = np.lexsort((candidates, costs[candidates], ratios))[0]
         feature = int(candidates[best])
@@ -123,14 +133,18 @@ def exhaustive_path(X, y, costs, budget, xi, seed, n_trees):
         path.append(fs.Step(feature, float(costs[feature]), error, float(ratios[best])))
 
 
-def test_bounded_steps_choose_what_growing_every_candidate_chooses(rng):
+@pytest.mark.parametrize("forests", fs.FORESTS)
+def test_bounded_steps_choose_what_growing_every_candidate_chooses(rng, forests):
     X = rng.normal(size=(150, 24))
     y = (X[:, :6].sum(axis=1) + rng.normal(size=150) > 0).astype(int)
     costs = rng.uniform(0.1, 1.0, size=24)
     grid, budgets = [0.0, 1.0, 3.0], [1.0, 3.0]
-    search = fs.forward_paths(X, y, costs, budgets, grid, seed=4, n_trees=24)
+    search = fs.forward_paths(
+        X, y, costs, budgets, grid, seed=4, n_trees=24, racing=False, forests=forests
+    )
+    errors_of = set_errors(X, y, forests, seed=4)
     for (xi, budget), path in search.paths.items():
-        assert path == exhaustive_path(X, y, costs, budget, xi, seed=4, n_trees=24)
+        assert path == exhaustive_path(X, y, costs, budget, xi, 24, errors_of)
     assert search.bounded > 0  # the test exercises the bound
     eligible = 0
     for (_, budget), path in search.paths.items():
@@ -162,10 +176,11 @@ def test_budget_is_never_exceeded_and_filled(random_problem):
     assert records[4]["features"].size == costs.size
 
 
+@pytest.mark.parametrize("forests", fs.FORESTS)
 @pytest.mark.parametrize("racing", [False, True])
-def test_thread_count_does_not_change_the_result(random_problem, racing):
+def test_thread_count_does_not_change_the_result(random_problem, racing, forests):
     X, y, costs = random_problem
-    options = dict(seed=5, n_trees=64, racing=racing)
+    options = dict(seed=5, n_trees=64, racing=racing, forests=forests)
     one = fs.forward_paths(X, y, costs, [1.0, 2.5], [0.0, 1.0], n_jobs=1, **options)
     two = fs.forward_paths(X, y, costs, [1.0, 2.5], [0.0, 1.0], n_jobs=2, **options)
     assert one.paths == two.paths
@@ -175,19 +190,26 @@ def test_thread_count_does_not_change_the_result(random_problem, racing):
 def test_racing_levels():
     assert fs.racing_levels(500, racing=False) == [500]
     assert fs.racing_levels(500, racing=True) == [31, 125, 500]
-    assert fs.racing_levels(100, racing=True) == [25, 100]
-    assert fs.racing_levels(50, racing=True) == [50]
+    assert fs.racing_levels(100, racing=True) == [6, 25, 100]
+    assert fs.racing_levels(50, racing=True) == [12, 50]
+    assert fs.racing_levels(12, racing=True) == [12]
 
 
-def test_racing_grows_full_forests_only_for_contenders(rng):
-    X = rng.normal(size=(120, 20))
+@pytest.mark.parametrize("forests", fs.FORESTS)
+def test_racing_grows_full_forests_only_for_contenders(rng, forests):
+    X = rng.normal(size=(120, 40))
     y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
-    costs = np.full(20, 0.5)
-    search = fs.forward_paths(X, y, costs, [0.5], [1.0], seed=0, n_trees=256, racing=True)
+    costs = np.full(40, 0.5)
+    search = fs.forward_paths(
+        X, y, costs, [0.5], [1.0], seed=0, n_trees=256, racing=True, forests=forests
+    )
     sizes = sorted(trees for features, trees in search.errors if features)
-    # 20 candidates on 16 trees, the best 5 on 64, the best 4 of those on 256.
-    assert sizes == [16] * 20 + [64] * 5 + [256] * 4
-    assert search.trees == 20 * 16 + 5 * 64 + 4 * 256
+    # 40 candidates on 16 trees, the best 5 (an eighth) on 64, the best 4 of those on 256.
+    assert sizes == [16] * 40 + [64] * 5 + [256] * 4
+    if forests == "common":  # a larger forest grows on from the smaller one
+        assert search.trees == 40 * 16 + 5 * (64 - 16) + 4 * (256 - 64)
+    else:
+        assert search.trees == 40 * 16 + 5 * 64 + 4 * 256
 
 
 def test_steps_are_logged(random_problem, caplog):
@@ -221,3 +243,23 @@ def test_an_exact_tie_reached_through_rounding_goes_to_the_cheaper_candidate():
     ratios = step_ratio(np.array([0.3 - 0.5, 0.4 - 0.5]), np.array([1.0, 0.5]), 1.0)
     assert ratios[0] < ratios[1]
     assert fs._best_first(ratios, np.array([1.0, 0.5]), np.array([0, 1]))[0] == 1
+
+
+def test_common_forests_run_on_the_numba_trees_whatever_the_study_engine():
+    method = load_method("fs")
+    for preference in ("auto", "sklearn", "sklearnex"):
+        assert method.engine_for(preference, values={"forests": "common"}) == "numba"
+    assert method.engine_for("sklearn", values={"forests": "per_set"}) == "sklearn"
+    assert method.engine_for("auto", values={"forests": "per_set"}) in ("sklearnex", "sklearn")
+
+
+@pytest.mark.parametrize("forests", fs.FORESTS)
+def test_a_constant_column_is_never_a_candidate(random_problem, forests):
+    X, y, costs = random_problem
+    X = X.copy()
+    X[:, 2] = 1.5
+    search = fs.forward_paths(
+        X, y, costs, [costs.sum()], [0.0], seed=1, n_trees=20, forests=forests
+    )
+    chosen = features_of(search.paths[0.0, costs.sum()])
+    assert sorted(chosen) == [0, 1, 3, 4, 5, 6, 7]

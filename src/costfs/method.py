@@ -321,7 +321,7 @@ class Method:
                 y,
                 seed=seed,
                 n_jobs=n_jobs,
-                engine=self.engine_for(engine, stage="prepare"),
+                engine=self.engine_for(engine, stage="prepare", values=values),
                 **self.stage_parameters(values, "prepare"),
             )
         selection = self.select(
@@ -333,7 +333,7 @@ class Method:
             prepared=prepared,
             seed=seed,
             n_jobs=n_jobs,
-            engine=self.engine_for(engine),
+            engine=self.engine_for(engine, values=values),
             **self.stage_parameters(values, "select"),
         )
         return prepared, selection
@@ -398,12 +398,19 @@ class Method:
         """Every engine some forest of the method can run on."""
         return tuple(dict.fromkeys(self.engines + self.preparation_engines))
 
-    def engine_for(self, preference: str, stage: str = "select") -> str:
-        """The engine the forests of `stage` ("prepare" or "select") run on when the study
-        asks for `preference`: under `auto` the method's first engine that installs, else the
-        engine asked for where the method supports it, else the method's first; "none"
-        without forests."""
-        engines = self.preparation_engines if stage == "prepare" else self.engines
+    def stage_engines(self, stage: str, values: Mapping[str, Any]) -> tuple[str, ...]:
+        """The engines `stage`'s forests can run on with the parameters `values`, preferred
+        first; a method whose forests depend on a parameter narrows its `engines` here."""
+        return self.preparation_engines if stage == "prepare" else self.engines
+
+    def engine_for(
+        self, preference: str, stage: str = "select", values: Mapping[str, Any] | None = None
+    ) -> str:
+        """The engine the forests of `stage` ("prepare" or "select") run on with parameters
+        `values` (defaults where not given) when the study asks for `preference`: under `auto`
+        the first of `stage_engines` that installs, else the engine asked for where the stage
+        supports it, else the stage's first; "none" without forests."""
+        engines = self.stage_engines(stage, {**self.defaults(), **(values or {})})
         if not engines:
             return "none"
         if preference == "auto":

@@ -10,19 +10,26 @@ values, weighted Gini):
 Tree i is seeded from (seed, "tree", i), so an ensemble does not depend on the number of threads
 that grow it. The engines draw bootstrap samples and candidate features from different
 generators: their trees differ one by one but follow the same distribution.
+
+`CommonRandomForests` grows forward selection's forests on many column subsets from one run's
+tree seeds (common random numbers), growing a forest on where more trees are asked for.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.tree import DecisionTreeClassifier
 
-from costfs.forest import TREE_ENGINES
+from costfs.forest import TREE_ENGINES, default_mtry
 from costfs.seeds import derive_seed
 
 IN_BAG = -1
 """Vote entry of a row that is in-bag for the tree (the tree casts no vote on it)."""
+MAX_COMMON_TREES = np.iinfo(np.uint16).max
+"""`CommonRandomForests` keeps vote counts as 16-bit integers: the memo of a run can hold tens of
+thousands of sets."""
 
 
 @dataclass(frozen=True)
@@ -131,3 +138,107 @@ def features_and_oob_votes(
         if grown.oob_rows.size:
             votes[index, grown.oob_rows] = grown.predict(X[grown.oob_rows])
     return [grown.used_features() for grown in trees], votes
+
+
+def tally_errors(tallies: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """OOB errors from per-row class vote counts (forests x rows x classes): rows without a
+    vote are left out, and a row whose top count is tied counts as the share of the tied
+    classes that are wrong (the expected error of a random tie-break, as ranger breaks ties).
+    A forest that votes on no row has error 1."""
+    votes = tallies.sum(axis=2)
+    tied = tallies == tallies.max(axis=2, keepdims=True)
+    right = np.take_along_axis(tied, y[None, :, None], axis=2)[:, :, 0] / tied.sum(axis=2)
+    covered = np.count_nonzero(votes, axis=1)
+    wrong = np.where(votes > 0, 1.0 - right, 0.0).sum(axis=1)
+    return np.divide(wrong, covered, out=np.ones(len(tallies)), where=covered > 0)
+
+
+class CommonRandomForests:
+    """Random Forests on column subsets of X with common random numbers: tree t of every
+    forest is grown from the same seed, on the same bootstrap sample, whatever its columns.
+
+    A forest's error is still a function of its column set and size, but differences between
+    forests measure their columns rather than their draws, and a forest of n trees is the first
+    n trees of a larger one: a forest grows by extension. mtry = floor(sqrt(|set|)), numba
+    trees (`costfs.cart`).
+    """
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, *, seed: int, n_jobs: int = 1):
+        from costfs.cart import TreeGrower
+
+        self.grower = TreeGrower(X, y)
+        self.y = self.grower.y
+        self.seed = seed
+        self.n_jobs = n_jobs
+        self.seeds = np.empty(0, dtype=np.uint32)
+        self.tallies: dict[tuple[int, ...], np.ndarray] = {}
+        """Per column set: its forest's OOB class votes per row, so far."""
+        self.sizes: dict[tuple[int, ...], int] = {}
+        self.trees_grown = 0
+
+    def _tree_seeds(self, n_trees: int) -> np.ndarray:
+        if self.seeds.size < n_trees:
+            self.seeds = tree_seeds(self.seed, n_trees)
+        return self.seeds[:n_trees]
+
+    def oob_errors(self, requests: Sequence[tuple[tuple[int, ...], int]]) -> list[float]:
+        """The OOB error of each (sorted column set, number of trees), growing only the trees
+        the sets' forests lack (all in one batch); a size below what a set has grown already
+        regrows that set's first trees."""
+        wanted: dict[tuple[int, ...], list[int]] = {}
+        for columns, n_trees in requests:
+            if not 0 < n_trees <= MAX_COMMON_TREES:
+                raise ValueError(f"forests of 1..{MAX_COMMON_TREES} trees, got {n_trees}")
+            wanted.setdefault(columns, []).append(n_trees)
+        spans = []  # per set: the first tree it needs and its checkpoints, ascending
+        for columns, sizes in wanted.items():
+            grown = self.sizes.get(columns, 0)
+            first = grown if min(sizes) >= grown else 0
+            spans.append((columns, first, sorted(set(sizes))))
+        jobs = [(columns, first, sizes[-1]) for columns, first, sizes in spans]
+        votes = np.empty((0, self.y.size), dtype=np.int8)
+        if any(last > first for _, first, last in jobs):
+            seeds = self._tree_seeds(max(last for _, _, last in jobs))
+            votes = self.grower.grow(
+                seeds=np.concatenate([seeds[first:last] for _, first, last in jobs]),
+                column_sets=[np.array(c) for c, first, last in jobs for _ in range(last - first)],
+                max_features=np.concatenate(
+                    [np.full(last - first, default_mtry(len(c))) for c, first, last in jobs]
+                ),
+                max_depth=None,
+                n_jobs=self.n_jobs,
+            ).votes
+        self.trees_grown += votes.shape[0]
+        # Vote counts of each run of trees between consecutive checkpoints, all sets at once; a
+        # run is empty where a set is asked for the trees it has.
+        runs, position = [], 0
+        for _, first, sizes in spans:
+            runs += [
+                (position + start - first, position + stop - first)
+                for start, stop in zip([first, *sizes[:-1]], sizes, strict=True)
+            ]
+            position += sizes[-1] - first
+        grown_runs = [start for start, stop in runs if stop > start]
+        run_counts = np.zeros((len(runs), self.y.size, self.grower.n_classes), dtype=np.uint16)
+        if grown_runs:
+            run_counts[[stop > start for start, stop in runs]] = np.stack(
+                [
+                    np.add.reduceat((votes == label).astype(np.uint16), grown_runs, axis=0)
+                    for label in range(self.grower.n_classes)
+                ],
+                axis=2,
+            )
+        checkpoints, tallies = [], []
+        run = 0
+        for columns, first, sizes in spans:
+            restart = first == 0 and columns in self.sizes
+            tally = self.tallies[columns] if first else np.zeros_like(run_counts[0])
+            for size in sizes:
+                tally = tally + run_counts[run]
+                run += 1
+                checkpoints.append((columns, size))
+                tallies.append(tally)
+            if not restart or sizes[-1] > self.sizes[columns]:
+                self.tallies[columns], self.sizes[columns] = tally, sizes[-1]
+        errors = dict(zip(checkpoints, tally_errors(np.stack(tallies), self.y), strict=True))
+        return [float(errors[request]) for request in requests]

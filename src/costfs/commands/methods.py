@@ -25,7 +25,7 @@ def prepare(args) -> None:
         data["y"],
         seed=derive_seed(args.study_seed, "prepare", args.method, args.dataset, args.rep),
         n_jobs=args.threads,
-        engine=method.engine_for(args.engine, stage="prepare"),
+        engine=method.engine_for(args.engine, stage="prepare", values=args.params),
         **method.stage_parameters(args.params, "prepare"),
     )
     storage.write_arrays(args.out, prepared)
@@ -57,7 +57,7 @@ def select(args) -> None:
     method.check_target(data["y"], f"data set {args.dataset}")
     costs = FeatureCosts.from_arrays(storage.read_arrays(args.costs))
     prepared = storage.read_arrays(args.prepared) if args.prepared else None
-    engine = method.engine_for(args.engine)
+    engine = method.engine_for(args.engine, values=args.params)
     started = time.perf_counter()
     selection = method.select(
         data["X"],

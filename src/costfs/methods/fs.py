@@ -3,13 +3,22 @@
 Each step grows a forest on S + {j} for every feature j that still fits the budget and adds the
 one with the smallest BCR (OOB error change over c_j^xi, `costfs.bcr.step_ratio`); ties go to
 the lower cost, then the lower index. S starts empty, with the training majority class's error,
-and grows until no feature fits (no early stopping).
+and grows until no feature fits (no early stopping). A column constant on the training rows is
+never a candidate: no tree can split on it, and by chance its forest (the majority vote of the
+bootstrap samples) can beat a weak feature's.
 
-Sharing work. A set's OOB error depends on the set only: its forest is seeded from (seed,
-sorted set). All (xi, budget) paths of one `select` call run in lockstep through one memo, so a
-forest is grown once however many paths ask for it: paths of different budgets coincide until
-a budget binds, paths of nearby xi often share their first steps, and each round's distinct
-forests are grown together, `n_jobs` at a time.
+Sharing work. A set's OOB error depends on the set only, under either kind of `forests`:
+- "per_set": each set's forest is seeded from (seed, sorted set) and grown on the forest
+  engine (oneDAL where it installs);
+- "common" (the default; common random numbers, `costfs.trees.CommonRandomForests`): tree t
+  of every set's forest is grown from the run's t-th seed, on the same bootstrap sample, with
+  the numba trees. Two candidates' errors then differ by their columns, not by their draws,
+  and a forest of n trees is the first n trees of a larger one, so racing's small forests are
+  the start of the large ones.
+All (xi, budget) paths of one `select` call run in lockstep through one memo, so a forest is
+grown once however many paths ask for it: paths of different budgets coincide until a budget
+binds, paths of nearby xi often share their first steps, and each round's distinct forests are
+grown together, `n_jobs` threads at a time.
 
 Bounding. A candidate's OOB error cannot fall below 0, so its BCR cannot fall below that of
 a step to error 0 at its cost: the BCR grows with the error change at a fixed cost. A step
@@ -19,14 +28,15 @@ The chosen feature is the one the exhaustive step would choose, and the chunks d
 on the memo, so a path grows the same forests alone or beside others. At xi = 0 all bounds are
 equal and nothing can be dropped; the larger xi, the more expensive candidates are dropped.
 
-Racing (`racing=True`, off by default) is successive halving over the candidates of a step.
-With `n_trees` = 500 they are first scored by 31-tree forests, the best quarter (at least
-`RACING_MIN_SURVIVORS`) by 125-tree forests, and the best quarter of those by full forests;
-only full forests decide the step and give the errors carried to the next one. Each level ranks
-by the BCR against S's own forest of that level's size, so a level's ratios are on one scale.
-Levels smaller than `RACING_MIN_TREES` are skipped; a step with few candidates goes straight to
-full forests. A step costs about a fifth of the exact one, and a candidate whose small forest
-ranks badly by chance is lost: racing can pick a different set than the exact search.
+Racing (`racing=True`, the default) is successive halving over the candidates of a step.
+With `n_trees` = 500 they are first scored by 31-tree forests, the best eighth (`RACING_KEEP`,
+at least `RACING_MIN_SURVIVORS`) by 125-tree forests, and the best eighth of those by full
+forests, bounded as above; only full forests decide the step and give the errors carried to the
+next one. Each level ranks by the BCR against S's own forest of that level's size, so a level's
+ratios are on one scale. Levels smaller than `RACING_MIN_TREES` are skipped; a step with few
+candidates goes straight to full forests. A candidate whose small forest ranks badly by chance
+is lost: racing can pick another set than the exhaustive search. With common random numbers
+the small forests rank more reliably, and cost less: they are grown on as the larger ones.
 """
 
 import logging
@@ -45,17 +55,29 @@ from costfs.bcr import (
 )
 from costfs.costs import FeatureCosts
 from costfs.forest import ENGINES, majority_class, oob_errors
-from costfs.method import POSITIVE_DELTA, XI, Method, Parameter, Selection, boolean, integer
+from costfs.method import (
+    POSITIVE_DELTA,
+    XI,
+    Method,
+    Parameter,
+    Selection,
+    boolean,
+    choice,
+    integer,
+)
 from costfs.progress import progress_bar
 from costfs.seeds import derive_seed
 
 RACING_ETA = 4
-"""Racing keeps the best 1/RACING_ETA of a level's candidates and grows RACING_ETA x the trees."""
+"""Each racing level grows RACING_ETA x the trees of the one before."""
 RACING_LEVELS = 3
 """Forest sizes per step when racing: n_trees / RACING_ETA**2, n_trees / RACING_ETA, n_trees."""
-RACING_MIN_TREES = 16
+RACING_KEEP = 8
+"""Each racing level but the last passes its best 1/RACING_KEEP candidates on."""
+RACING_MIN_TREES = 4
 """Smaller racing levels are skipped: their OOB errors are mostly noise."""
 RACING_MIN_SURVIVORS = 4
+FORESTS = ("per_set", "common")
 CHUNK_PER_THREAD = 4
 """A bounded step grows this many candidates per thread (at least 8) before it drops again."""
 
@@ -117,8 +139,9 @@ class _ForwardPath:
     next (per step: one request per racing level before the last, possibly empty, then the
     chunks of the bounded last level) and is sent their errors."""
 
-    def __init__(self, costs, budget, xi, positive_delta, empty_error, levels, chunk):
+    def __init__(self, costs, budget, xi, positive_delta, empty_error, levels, chunk, constant):
         self.feature_costs = costs
+        self.constant = constant
         # What each feature would add to the current set (its group's shared cost included
         # until the group is paid): updated after every step.
         self.costs = costs.standalone()
@@ -173,6 +196,7 @@ class _ForwardPath:
         while True:
             fits = self.spent + self.costs <= self.budget + BUDGET_TOLERANCE
             fits[self.selected] = False
+            fits[self.constant] = False
             candidates = np.flatnonzero(fits)
             if candidates.size == 0:
                 return self.steps
@@ -194,7 +218,7 @@ class _ForwardPath:
                 ratios[np.isnan(ratios)] = np.inf
                 order = _best_first(ratios, self.costs[candidates], candidates)
                 if level < last_level:
-                    keep = max(RACING_MIN_SURVIVORS, math.ceil(candidates.size / RACING_ETA))
+                    keep = max(RACING_MIN_SURVIVORS, math.ceil(candidates.size / RACING_KEEP))
                     candidates = np.sort(candidates[order[:keep]])
             best = order[0]
             feature = int(candidates[best])
@@ -224,25 +248,58 @@ def forward_paths(
     *,
     seed: int,
     n_trees: int = 500,
-    racing: bool = False,
+    racing: bool = True,
+    forests: str = "common",
     positive_delta: str = "multiply",
     n_jobs: int = 1,
     engine: str = "auto",
 ) -> ForwardSearch:
-    """The forward steps of every (xi in grid, budget) path, grown through one memo."""
+    """The forward steps of every (xi in grid, budget) path, grown through one memo; `forests`
+    is "per_set" (each set's forest seeded from the set, on the forest `engine`) or "common"
+    (`costfs.trees.CommonRandomForests`, seeded from the run)."""
     if positive_delta not in POSITIVE_DELTA_RULES:
         raise ValueError(
             f"positive_delta must be one of {POSITIVE_DELTA_RULES}, got {positive_delta!r}"
         )
+    if forests not in FORESTS:
+        raise ValueError(f"forests must be one of {FORESTS}, got {forests!r}")
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
     costs = FeatureCosts.of(costs)
     levels = racing_levels(n_trees, racing)
     empty_error = empty_set_error(y)
-    search = ForwardSearch()
+    # No tree can split on a column constant on the training rows: it would only take budget.
+    constant = np.ptp(X, axis=0) == 0 if X.shape[0] else np.zeros(X.shape[1], dtype=bool)
+    search = ForwardSearch(errors={((), trees): empty_error for trees in levels})
+    if forests == "common":
+        from costfs.trees import CommonRandomForests
+
+        common = CommonRandomForests(X, y, seed=derive_seed(seed, "fs", "common"), n_jobs=n_jobs)
+
+        def grow(evaluations: list[Evaluation]) -> tuple[list[float], int]:
+            """The evaluations' OOB errors and the number of trees grown for them."""
+            trees_before = common.trees_grown
+            return common.oob_errors(evaluations), common.trees_grown - trees_before
+    else:
+
+        def grow(evaluations: list[Evaluation]) -> tuple[list[float], int]:
+            """The evaluations' OOB errors and the number of trees grown for them."""
+            errors = oob_errors(
+                X,
+                y,
+                [features for features, _ in evaluations],
+                n_trees=[trees for _, trees in evaluations],
+                seeds=[derive_seed(seed, "fs", *features) for features, _ in evaluations],
+                n_jobs=n_jobs,
+                engine=engine,
+            )
+            return errors, sum(trees for _, trees in evaluations)
+
     chunk = max(8, CHUNK_PER_THREAD * n_jobs)
     paths = {
-        (xi, budget): _ForwardPath(costs, budget, xi, positive_delta, empty_error, levels, chunk)
+        (xi, budget): _ForwardPath(
+            costs, budget, xi, positive_delta, empty_error, levels, chunk, constant
+        )
         for xi in grid
         for budget in budgets
     }
@@ -290,19 +347,11 @@ def forward_paths(
                 logged_step, fits_logged, requested_logged = step, search.fits, search.requested
             wanted = {evaluation for evaluations in requests.values() for evaluation in evaluations}
             missing = sorted(wanted - search.errors.keys())
-            new_errors = oob_errors(
-                X,
-                y,
-                [features for features, _ in missing],
-                n_trees=[trees for _, trees in missing],
-                seeds=[derive_seed(seed, "fs", *features) for features, _ in missing],
-                n_jobs=n_jobs,
-                engine=engine,
-            )
-            search.errors.update(zip(missing, new_errors, strict=True))
-            grown = [trees for features, trees in missing if features]
-            search.fits += len(grown)
-            search.trees += sum(grown)
+            if missing:
+                new_errors, trees = grow(missing)
+                search.errors.update(zip(missing, new_errors, strict=True))
+                search.fits += len(missing)
+                search.trees += trees
             results = {
                 key: {evaluation: search.errors[evaluation] for evaluation in evaluations}
                 for key, evaluations in requests.items()
@@ -322,9 +371,9 @@ def forward_paths(
 
 class ForwardSelection(Method):
     summary = (
-        "Random Forest forward selection by ΔOOB-MMCE / c_j^ξ; each set's forest is seeded "
-        "from the set, and one memo serves the whole ξ grid and all budgets of a run; optional "
-        "racing (successive halving)"
+        "Random Forest forward selection by ΔOOB-MMCE / c_j^ξ; forests on common random numbers "
+        "(or seeded per set), racing (successive halving) over each step's candidates, and one "
+        "memo for the whole ξ grid and all budgets of a run"
     )
     hyperparameter = XI
     parameters = (
@@ -337,15 +386,26 @@ class ForwardSelection(Method):
         Parameter(
             "racing",
             boolean(),
-            False,
-            "successive halving: candidates first scored with few trees, only the best quarter "
-            "get more (about 0.2× the forests; may select another set)",
+            True,
+            "successive halving: candidates first scored with n_trees/16 trees, only the best "
+            "eighth get n_trees/4 and the best eighth of those n_trees (may select another set)",
+        ),
+        Parameter(
+            "forests",
+            choice(*FORESTS),
+            "common",
+            "`per_set`: each set's forest seeded from the set (forest engine); `common`: tree t "
+            "of every set's forest on the run's t-th bootstrap sample (numba trees, forests "
+            "grown on as racing asks for more trees)",
         ),
         POSITIVE_DELTA,
     )
-    engines = ENGINES
+    engines = ("numba", *ENGINES)
     parallel_selection = True
     colour = "#D55E00"
+
+    def stage_engines(self, stage, values):
+        return ("numba",) if values["forests"] == "common" else ENGINES
 
     def select(
         self,
@@ -361,6 +421,7 @@ class ForwardSelection(Method):
         engine,
         n_trees,
         racing,
+        forests,
         positive_delta,
     ):
         search = forward_paths(
@@ -372,6 +433,7 @@ class ForwardSelection(Method):
             seed=seed,
             n_trees=n_trees,
             racing=racing,
+            forests=forests,
             positive_delta=positive_delta,
             n_jobs=n_jobs,
             engine=engine,
