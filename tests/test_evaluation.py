@@ -112,7 +112,10 @@ def test_summary_interval_uses_monte_carlo_se():
     row = summary.iloc[0]
     se = np.std([0.31, 0.41], ddof=1) / np.sqrt(2)
     assert row["mmce_se"] == pytest.approx(se)
-    assert row["ci_low"] == pytest.approx(0.36 - 1.959964 * se)
+    # Student t with one degree of freedom: 12.71 SEs, not the normal 1.96
+    assert row["ci_low"] == pytest.approx(0.36 - 12.706205 * se)
+    single = summarise(choose_strategies(runs[runs["rep"] == 1], ["agnostic"])).iloc[0]
+    assert single["n_runs"] == 1 and np.isnan(single["ci_low"]) and np.isnan(single["ci_high"])
 
 
 def test_mean_rank_ranks_only_the_entries_that_ran_on_every_real_cell():

@@ -20,7 +20,13 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator, NullLocator
 
-from costfs.aggregation import Z_95, choose_strategies, pareto_areas, pareto_front, summarise
+from costfs.aggregation import (
+    choose_strategies,
+    pareto_areas,
+    pareto_front,
+    summarise,
+    t_interval,
+)
 from costfs.method import stable_colour
 from costfs.methods import load_method, method_names
 
@@ -141,8 +147,7 @@ def xi_curve_statistics(runs: pd.DataFrame) -> pd.DataFrame:
         q95=lambda values: values.quantile(0.95),
     ).reset_index()
     se = stats.pop("mmce_sd").fillna(0.0) / np.sqrt(stats["n_runs"])
-    stats["ci_low"] = stats["mmce_mean"] - Z_95 * se
-    stats["ci_high"] = stats["mmce_mean"] + Z_95 * se
+    stats["ci_low"], stats["ci_high"] = t_interval(stats["mmce_mean"], se, stats["n_runs"])
     return stats.rename(columns={"hyperparameter_value": "xi"})
 
 

@@ -2,15 +2,15 @@
 strategies, method comparisons by data type and budget, and real-data ranks; and what the study's
 computing cost per stage and method.
 
-Every interval is a 95% Monte Carlo interval over replicates: a replicate's figure is its mean
-over the problems and budgets of a cell (those share the replicate's training data), and the
-replicates are independent.
+Every interval is a 95% Monte Carlo t interval over replicates (`costfs.aggregation.t_interval`):
+a replicate's figure is its mean over the problems and budgets of a cell (those share the
+replicate's training data), and the replicates are independent.
 """
 
 import numpy as np
 import pandas as pd
 
-from costfs.aggregation import Z_95
+from costfs.aggregation import t_interval
 
 GROUP_ORDER = ["independent", "correlated", "real"]
 """Problem groups: simulated settings by data type (A, B independent; C, D correlated), then
@@ -34,8 +34,7 @@ def _interval(per_rep: pd.DataFrame, keys: list[str], value: str) -> pd.DataFram
         .reset_index()
     )
     table["se"] = table.pop("sd").fillna(0.0) / np.sqrt(table["n_reps"])
-    table["ci_low"] = table["mean"] - Z_95 * table["se"]
-    table["ci_high"] = table["mean"] + Z_95 * table["se"]
+    table["ci_low"], table["ci_high"] = t_interval(table["mean"], table["se"], table["n_reps"])
     return table
 
 
