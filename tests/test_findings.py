@@ -3,7 +3,14 @@ import pandas as pd
 import pytest
 
 from costfs.aggregation import choose_strategies
-from costfs.findings import compare_methods, stage_costs, tuning_gains
+from costfs.costs import FeatureCosts
+from costfs.findings import (
+    compare_methods,
+    describe_problem,
+    per_setting,
+    stage_costs,
+    tuning_gains,
+)
 
 
 def run(problem, rep, method, value, budget, oob, test, hyperparameter="xi"):
@@ -93,3 +100,31 @@ def test_stage_costs_sum_the_benchmark_records_per_rule_and_method():
     assert sts["max_job_seconds"] == 5400.0 and sts["max_rss_mb"] == 300.0
     assert table.loc[("prepare_method", "sts"), "cpu_hours"] == pytest.approx(2.0)
     assert stage_costs(pd.DataFrame(), n_rep=2).empty
+
+
+def test_per_setting_rows_have_a_t_interval_over_the_replicates(chosen):
+    table = per_setting(chosen).set_index(["problem", "budget", "method", "strategy"]).sort_index()
+    tuned = table.loc[("A", 1, "m1", "tuned")]
+    # test MMCE 0.10 + 0.01 * rep over reps 1..3
+    assert tuned["n_reps"] == 3 and tuned["mean"] == pytest.approx(0.12)
+    se = np.std([0.11, 0.12, 0.13], ddof=1) / np.sqrt(3)
+    assert tuned["se"] == pytest.approx(se)
+    assert tuned["ci_high"] == pytest.approx(0.12 + 4.302653 * se)  # t(0.975, 2)
+    assert len(table.loc[("C", 2, "m3")]) == 1  # m3 ran on C only, with its one strategy
+    assert len(table) == len(chosen.groupby(["problem", "budget", "method", "strategy"]))
+
+
+def test_a_problem_is_described_by_its_data_and_costs():
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=400)
+    X = np.column_stack([base, base + 0.01 * rng.normal(size=400), rng.normal(size=400)])
+    X = np.column_stack([X, np.ones(400)])  # a constant column has no correlation
+    y = np.r_[np.zeros(300, dtype=int), np.ones(100, dtype=int)]
+    costs = FeatureCosts.grouped([0.5, 0.2, 1.0, 0.3], ["blood", "blood", None, None], {"blood": 2})
+    row = describe_problem(X, y, costs)
+    assert (row["rows"], row["features"], row["classes"]) == (400, 4, 2)
+    assert row["smallest_class_share"] == 0.25
+    # pairs (0, 1) ~ 1, (0, 2) and (1, 2) ~ 0
+    assert row["mean_abs_correlation"] == pytest.approx(1 / 3, abs=0.05)
+    assert (row["cost_min"], row["cost_max"]) == (0.3, 2.5)
+    assert row["cost_all"] == pytest.approx(4.0) and row["cost_groups"] == 1

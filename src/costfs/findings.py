@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from costfs.aggregation import t_interval
+from costfs.costs import FeatureCosts
 
 GROUP_ORDER = ["independent", "correlated", "real"]
 """Problem groups: simulated settings by data type (A, B independent; C, D correlated), then
@@ -93,6 +94,45 @@ def compare_methods(
     return _ordered(table.merge(ranks.reset_index(), on=keys))
 
 
+def per_setting(chosen: pd.DataFrame) -> pd.DataFrame:
+    """Test MMCE per (problem, budget, method, strategy) over the replicates, with its SE and
+    interval, mean cost and size (the RF paper's Additional file 1, for every strategy)."""
+    keys = ["kind", "problem", "budget", "method", "strategy"]
+    table = _interval(chosen, keys, "test_mmce")
+    sizes = chosen.groupby(keys, observed=True).agg(
+        cost_mean=("cost", "mean"), n_selected_mean=("n_selected", "mean")
+    )
+    return table.merge(sizes.reset_index(), on=keys).sort_values(keys, kind="stable")
+
+
+def describe_problem(X: np.ndarray, y: np.ndarray, costs: FeatureCosts) -> dict:
+    """A problem's row of the data overview (the RF paper's Table 2): rows, features, classes,
+    the smallest class's share, the mean absolute correlation over the pairs of non-constant
+    features, and the costs (smallest and largest standalone cost, the cost of all features,
+    shared-cost groups)."""
+    X = np.asarray(X, dtype=float)
+    varying = X.std(axis=0) > 0
+    correlations = np.corrcoef(X[:, varying], rowvar=False) if varying.sum() > 1 else None
+    pairs = (
+        np.abs(correlations[np.triu_indices_from(correlations, k=1)])
+        if correlations is not None
+        else np.empty(0)
+    )
+    counts = np.bincount(np.asarray(y))
+    standalone = costs.standalone()
+    return {
+        "rows": X.shape[0],
+        "features": X.shape[1],
+        "classes": int(np.count_nonzero(counts)),
+        "smallest_class_share": float(counts[counts > 0].min() / counts.sum()),
+        "mean_abs_correlation": float(pairs.mean()) if pairs.size else np.nan,
+        "cost_min": float(standalone.min()),
+        "cost_max": float(standalone.max()),
+        "cost_all": costs.total(np.arange(costs.n_features)),
+        "cost_groups": costs.shared.size,
+    }
+
+
 def _ordered(table: pd.DataFrame) -> pd.DataFrame:
     table["group"] = pd.Categorical(table["group"], GROUP_ORDER, ordered=True)
     keys = [column for column in ("group", "baseline", "budget", "method") if column in table]
@@ -138,6 +178,7 @@ TABLES = {
     "common_methods_by_budget": lambda chosen, timings, context: compare_methods(
         chosen, context["common_methods"], by_budget=True
     ),
+    "per_setting": lambda chosen, timings, context: per_setting(chosen),
     "stage_costs": lambda chosen, timings, context: stage_costs(timings, context["n_rep"]),
 }
 """The findings tables by name (`results/findings/<name>.csv`): each from the strategies' rows

@@ -58,6 +58,26 @@ rule tabulate_findings:
         " --common-methods {params.common_methods} {params.outputs} 2> {log}"
 
 
+rule describe_problems:
+    input:
+        unpack(problem_descriptions),
+    output:
+        "results/findings/problems.csv",
+    log:
+        "logs/describe_problems.log",
+    conda:
+        CONDA_ENV
+    params:
+        problems=lambda wildcards, input: " ".join(
+            f"--problem {name} {PROBLEMS[name].kind} {input[name + '_data']}"
+            f" {input[name + '_costs']}"
+            for name in PROBLEMS
+        ),
+        code=code_version("commands/aggregate.py"),
+    shell:
+        "costfs describe-problems {params.problems} --out {output} 2> {log}"
+
+
 rule collect_schedules:
     input:
         lambda wildcards: [

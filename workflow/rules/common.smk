@@ -114,6 +114,20 @@ def selection_inputs(wildcards):
     return inputs
 
 
+def problem_descriptions(wildcards):
+    """Per problem: its data (a real data set whole, a simulated setting's first training
+    sample) and its costs."""
+    inputs = {}
+    for name, problem in PROBLEMS.items():
+        inputs[f"{name}_data"] = (
+            f"results/data/real/{problem.dataset}/full.npz"
+            if problem.kind == "real"
+            else STUDY.training_path(problem.dataset, REPS[0])
+        )
+        inputs[f"{name}_costs"] = f"results/costs/{name}.npz"
+    return inputs
+
+
 def evaluation_inputs(wildcards):
     """Per replicate of the method's runs on the problem: its selection and the data."""
     dataset = PROBLEMS[wildcards.problem].dataset
@@ -212,5 +226,6 @@ def final_outputs():
         "results/timings.parquet",
         *(str(path) for path in figure_outputs().values()),
         *(f"results/findings/{name}.csv" for name in FINDING_TABLES),
+        "results/findings/problems.csv",
         *(f"results/schedules/{method}.parquet" for method in STUDY.schedule_methods()),
     ]

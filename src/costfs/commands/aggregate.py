@@ -9,6 +9,7 @@ import pandas as pd
 
 from costfs import aggregation, findings, storage
 from costfs.commands import OUT, add_command, named_path
+from costfs.costs import FeatureCosts
 from costfs.methods import load_method
 
 log = logging.getLogger("costfs")
@@ -42,6 +43,20 @@ def tabulate_findings(args) -> None:
         table = findings.TABLES[name](chosen, timings, context)
         storage.write_text(path, table.to_csv(index=False, float_format="%.5g"))
     log.info("wrote %d finding tables", len(args.out))
+
+
+def describe_problems(args) -> None:
+    """The data overview: one row per problem, from its data and its costs."""
+    rows = []
+    for problem, kind, data_path, costs_path in args.problem:
+        data = storage.read_arrays(data_path)
+        costs = FeatureCosts.from_arrays(storage.read_arrays(costs_path))
+        rows.append(
+            {"problem": problem, "kind": kind}
+            | findings.describe_problem(data["X"], data["y"], costs)
+        )
+    storage.write_text(args.out, pd.DataFrame(rows).to_csv(index=False, float_format="%.5g"))
+    log.info("described %d problems", len(rows))
 
 
 def collect_schedules(args) -> None:
@@ -86,6 +101,22 @@ def register(commands) -> None:
                 "required": True,
                 "metavar": "NAME=PATH",
                 "help": f"a findings table: one of {', '.join(findings.TABLES)}",
+            },
+        ),
+    )
+    add_command(
+        commands,
+        "describe-problems",
+        describe_problems,
+        OUT,
+        (
+            ["--problem"],
+            {
+                "nargs": 4,
+                "action": "append",
+                "required": True,
+                "metavar": ("PROBLEM", "KIND", "DATA", "COSTS"),
+                "help": "a problem, its kind (simulated or real), its data and its costs",
             },
         ),
     )
