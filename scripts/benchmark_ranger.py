@@ -138,18 +138,22 @@ def forward_selection_rows(data: dict, n_trees: int) -> list[tuple[str, object]]
         return fs.forward_paths(X, y, costs, budgets, grid, seed=1, n_trees=n_trees, **mode)
 
     full = f"full xi grid ({len(paper_grid)} values) x budgets {{1, 2, 5}}, {n_trees} trees"
+    exhaustive_per_set = {"forests": "per_set", "racing": False}
     return [
         (
-            f"FS, xi in {{0, 1}} x budgets {{1, 2}}, {n_trees} trees, per-set forests, exact",
-            lambda: search([0, 1], [1, 2]),
-        ),
-        (f"FS, {full}, per-set forests, exact", lambda: search(paper_grid, [1, 2, 5])),
-        (
-            f"FS, {full}, common random numbers, exact",
-            lambda: search(paper_grid, [1, 2, 5], forests="common"),
+            f"FS, xi in {{0, 1}} x budgets {{1, 2}}, {n_trees} trees, per-set forests, exhaustive",
+            lambda: search([0, 1], [1, 2], **exhaustive_per_set),
         ),
         (
-            f"FS, {full}, common random numbers, racing",
+            f"FS, {full}, per-set forests, exhaustive",
+            lambda: search(paper_grid, [1, 2, 5], **exhaustive_per_set),
+        ),
+        (
+            f"FS, {full}, common random numbers, exhaustive",
+            lambda: search(paper_grid, [1, 2, 5], forests="common", racing=False),
+        ),
+        (
+            f"FS, {full}, common random numbers, racing (the default)",
             lambda: search(paper_grid, [1, 2, 5], forests="common", racing=True),
         ),
     ]

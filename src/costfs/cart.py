@@ -278,6 +278,21 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
         increases[used_features[slot]] = changed_wrong / n_oob
 
 
+@numba.njit(cache=True, nogil=True)
+def tally_runs(votes, run_starts, n_classes):
+    """Per run of consecutive trees (run r: trees run_starts[r] up to the next start), the class
+    vote counts on each row (runs x rows x classes)."""
+    n_trees, n_rows = votes.shape
+    tallies = np.zeros((run_starts.size, n_rows, n_classes), dtype=np.uint16)
+    for run in range(run_starts.size):
+        end = run_starts[run + 1] if run + 1 < run_starts.size else n_trees
+        for tree in range(run_starts[run], end):
+            for row in range(n_rows):
+                if votes[tree, row] >= 0:
+                    tallies[run, row, votes[tree, row]] += 1
+    return tallies
+
+
 class TreeBatch:
     """What a batch of trees yields: per tree its split features, OOB votes and (if asked)
     per-feature permutation importance."""

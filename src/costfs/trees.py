@@ -164,7 +164,9 @@ class CommonRandomForests:
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, *, seed: int, n_jobs: int = 1):
-        from costfs.cart import TreeGrower
+        from costfs.cart import TreeGrower, tally_runs
+
+        self.tally_runs = tally_runs
 
         self.grower = TreeGrower(X, y)
         self.y = self.grower.y
@@ -218,16 +220,11 @@ class CommonRandomForests:
                 for start, stop in zip([first, *sizes[:-1]], sizes, strict=True)
             ]
             position += sizes[-1] - first
-        grown_runs = [start for start, stop in runs if stop > start]
+        grown = np.array([stop > start for start, stop in runs], dtype=bool)
         run_counts = np.zeros((len(runs), self.y.size, self.grower.n_classes), dtype=np.uint16)
-        if grown_runs:
-            run_counts[[stop > start for start, stop in runs]] = np.stack(
-                [
-                    np.add.reduceat((votes == label).astype(np.uint16), grown_runs, axis=0)
-                    for label in range(self.grower.n_classes)
-                ],
-                axis=2,
-            )
+        if grown.any():
+            starts = np.array([start for start, _ in runs], dtype=np.int64)[grown]
+            run_counts[grown] = self.tally_runs(votes, starts, self.grower.n_classes)
         checkpoints, tallies = [], []
         run = 0
         for columns, first, sizes in spans:
