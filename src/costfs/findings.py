@@ -10,7 +10,7 @@ replicate's training data), and the replicates are independent.
 import numpy as np
 import pandas as pd
 
-from costfs.aggregation import t_interval
+from costfs.aggregation import summarise, t_interval
 from costfs.costs import FeatureCosts
 
 GROUP_ORDER = ["independent", "correlated", "real"]
@@ -96,13 +96,12 @@ def compare_methods(
 
 def per_setting(chosen: pd.DataFrame) -> pd.DataFrame:
     """Test MMCE per (problem, budget, method, strategy) over the replicates, with its SE and
-    interval, mean cost and size (the RF paper's Additional file 1, for every strategy)."""
+    interval, mean cost and size (the RF paper's Additional file 1, for every strategy): the
+    summary's columns under the findings tables' names."""
     keys = ["kind", "problem", "budget", "method", "strategy"]
-    table = _interval(chosen, keys, "test_mmce")
-    sizes = chosen.groupby(keys, observed=True).agg(
-        cost_mean=("cost", "mean"), n_selected_mean=("n_selected", "mean")
-    )
-    return table.merge(sizes.reset_index(), on=keys).sort_values(keys, kind="stable")
+    names = {"n_runs": "n_reps", "mmce_mean": "mean", "mmce_se": "se"}
+    columns = [*keys, *names.values(), "ci_low", "ci_high", "cost_mean", "n_selected_mean"]
+    return summarise(chosen).rename(columns=names)[columns]
 
 
 def describe_problem(X: np.ndarray, y: np.ndarray, costs: FeatureCosts) -> dict:
