@@ -5,7 +5,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 STRATEGY_VALUES = {"agnostic": 0.0, "simple": 1.0}
 """Strategies that fix the BCR hyperparameter xi; `tuned` picks it by OOB error."""
@@ -15,6 +14,10 @@ def t_interval(mean, se, n_replicates) -> tuple:
     """The 95% interval of a mean over independent replicates: mean ± t(0.975, n − 1) · SE,
     Student's t with n − 1 degrees of freedom (at 4 replicates 3.18 SEs, not the normal 1.96).
     One replicate gives no interval (NaN)."""
+    # Imported here: scipy.stats adds half a second to every import of this module, and the
+    # workflow imports it while it plans.
+    from scipy import stats
+
     n_replicates = np.asarray(n_replicates, dtype=float)
     quantile = stats.t.ppf(0.975, np.where(n_replicates > 1, n_replicates - 1, np.nan))
     return mean - quantile * se, mean + quantile * se
