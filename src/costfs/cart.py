@@ -51,9 +51,10 @@ def new_nodes(n_rows):
 
 
 SORT_SHARE = 16
-INSERTION_SORT_SIZE = 24
 """A node holding less than 1/SORT_SHARE of the tree's sample sorts its own values; a larger one
 picks its rows out of the tree's sample in value order, which is cheaper than sorting them."""
+INSERTION_SORT_SIZE = 24
+"""A node of at most this many rows sorts them by insertion, without numpy's allocations."""
 
 
 @numba.njit(cache=True, nogil=True)
