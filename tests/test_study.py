@@ -48,6 +48,11 @@ def test_grids_and_parameters_come_from_the_declarations():
     assert study.method_grid("sts") == [0, 1, 2]
     assert study.method_grid("budget_rf") == [0, 4]
     assert study.method_grid("msb") == []
+    assert study.method_grid("fs") == [0, 1, 2]
+    # a method's own xi grid replaces the study's for that method only
+    own = Study(tiny(methods={"fs": {"xi_grid": [0, 1]}, "auc": {}}))
+    assert own.method_grid("fs") == [0, 1]
+    assert own.method_grid("auc") == [0, 1, 2]
     # the prepare job gets the preparation parameters only, the select job the others
     assert study.method_parameters("sts", "prepare") == {"depths": [1, 2, 3], "trees_per_depth": 30}
     assert study.method_parameters("sts", "select") == {"positive_delta": "multiply"}
@@ -73,6 +78,7 @@ def test_cost_vectors_make_problems():
     ("change", "message"),
     [
         ({"xi_grid": [0.5, 2]}, "needs xi=0 in xi_grid"),
+        ({"methods": {"fs": {"xi_grid": [0, 2]}}}, r"needs xi=1 in methods\.fs\.xi_grid"),
         ({"simulation": {"n_features": 10, "n_informative": 20}}, "n_informative=20 exceeds"),
         ({"simulation": {"n_features": 10, "n_blocks": 3}}, "not a multiple of"),
         ({"methods": {"auc": {"problems": ["E"]}}}, "methods.auc.problems: unknown problem"),

@@ -89,10 +89,9 @@ def expected_rows(method: str) -> int:
     hyperparameter = load_method(method).hyperparameter
     if hyperparameter is None:
         grid = 1
-    elif hyperparameter.name == "xi":
-        grid = len(TINY["xi_grid"])
     else:
-        grid = len(settings.get(hyperparameter.grid_key, hyperparameter.grid))
+        default = TINY["xi_grid"] if hyperparameter.name == "xi" else hyperparameter.grid
+        grid = len(settings.get(hyperparameter.grid_key, default))
     return problems * TINY["n_rep"] * grid * 2  # two budgets per problem
 
 

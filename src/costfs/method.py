@@ -74,20 +74,22 @@ class Parameter:
 class Hyperparameter:
     """The parameter a method's tuned strategy picks from a grid by OOB error.
 
-    `xi`, the benefit-cost ratio exponent, takes its grid from the study's `xi_grid` and has
-    the strategies agnostic (xi = 0), simple (xi = 1) and tuned; any other hyperparameter has
-    its grid under `methods.<name>.<hyperparameter>_grid` and the strategy tuned.
+    `xi`, the benefit-cost ratio exponent, has the strategies agnostic (xi = 0), simple
+    (xi = 1) and tuned, and takes its grid from the study's `xi_grid` unless the method gives
+    its own under `methods.<name>.xi_grid` (the paper runs forward selection at xi = 0 and 1
+    only); any other hyperparameter has its grid under `methods.<name>.<hyperparameter>_grid`
+    and the strategy tuned.
     """
 
     name: str
     default: float
     help: str
     grid: tuple[float, ...] = ()
-    """Default grid (a method's own hyperparameter); `xi` uses the study's `xi_grid`."""
+    """Default grid (a method's own hyperparameter); `xi` defaults to the study's `xi_grid`."""
 
     @property
-    def grid_key(self) -> str | None:
-        return None if self.name == "xi" else f"{self.name}_grid"
+    def grid_key(self) -> str:
+        return f"{self.name}_grid"
 
 
 XI = Hyperparameter(

@@ -23,15 +23,14 @@ def method_schema(method: Method) -> dict:
     """The JSON Schema of `methods.<name>`."""
     properties = {"problems": PROBLEMS_SCHEMA}
     hyperparameter = method.hyperparameter
-    if hyperparameter is not None and hyperparameter.grid_key is not None:
+    if hyperparameter is not None:
         properties[hyperparameter.grid_key] = {
             "type": "array",
             "items": {"type": "number", "minimum": 0},
             "minItems": 1,
             "uniqueItems": True,
-            "default": list(hyperparameter.grid),
-            "description": f"grid of {hyperparameter.name} for the tuned strategy: "
-            f"{hyperparameter.help}",
+            **({} if hyperparameter.name == "xi" else {"default": list(hyperparameter.grid)}),
+            "description": _grid_help(hyperparameter),
         }
     for parameter in method.parameters:
         properties[parameter.name] = parameter.json_schema()
@@ -41,6 +40,15 @@ def method_schema(method: Method) -> dict:
         "description": method.summary,
         "properties": properties,
     }
+
+
+def _grid_help(hyperparameter) -> str:
+    if hyperparameter.name == "xi":
+        return (
+            "this method's grid of xi, instead of the study's xi_grid (e.g. [0, 1]: the paper "
+            "runs forward selection at xi = 0 and 1 only); the tuned strategy picks from it"
+        )
+    return f"grid of {hyperparameter.name} for the tuned strategy: {hyperparameter.help}"
 
 
 def _flow(value) -> str:
@@ -85,11 +93,15 @@ def config_rows() -> str:
         prefix = f"methods.{method.name}"
         rows.append(f"| `{prefix}` | mapping | `{{}}` | {_cell(method.summary)} |")
         hyperparameter = method.hyperparameter
-        if hyperparameter is not None and hyperparameter.grid_key is not None:
-            grid = ", ".join(_default_text(value) for value in hyperparameter.grid)
+        if hyperparameter is not None:
+            grid = (
+                "xi_grid"
+                if hyperparameter.name == "xi"
+                else "[" + ", ".join(_default_text(value) for value in hyperparameter.grid) + "]"
+            )
             rows.append(
-                f"| `{prefix}.{hyperparameter.grid_key}` | list of numbers ≥ 0 | `[{grid}]` | "
-                f"grid of {hyperparameter.name} for the tuned strategy: {hyperparameter.help} |"
+                f"| `{prefix}.{hyperparameter.grid_key}` | list of numbers ≥ 0 | `{grid}` | "
+                f"{_cell(_grid_help(hyperparameter))} |"
             )
         for parameter in method.parameters:
             stage = {"prepare": "cost-free preparation", "select": "selection", "both": "both"}
@@ -156,11 +168,8 @@ def method_page(method: Method) -> str:
             if hyperparameter is None
             else f"`{hyperparameter.name}` (selector default {hyperparameter.default:g}): "
             f"{hyperparameter.help}"
-            + (
-                f"; grid `methods.{method.name}.{hyperparameter.grid_key}`"
-                if hyperparameter.grid_key
-                else "; grid `xi_grid`"
-            )
+            + f"; grid `methods.{method.name}.{hyperparameter.grid_key}`"
+            + (", by default the study's `xi_grid`" if hyperparameter.name == "xi" else "")
         ),
         "- Random Forest engines: "
         + (", ".join(f"`{engine}`" for engine in method.all_engines) or "none (grows no forest)"),

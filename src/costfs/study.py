@@ -69,12 +69,18 @@ class Study:
             )
         if simulation["cost_min"] > simulation["cost_max"]:
             raise StudyError("simulation.cost_min must not exceed simulation.cost_max")
+        xi_grids = {"xi_grid": self.config["xi_grid"]} | {
+            f"methods.{method}.xi_grid": settings["xi_grid"]
+            for method, settings in self.config["methods"].items()
+            if "xi_grid" in settings
+        }
         for strategy, value in (("agnostic", 0), ("simple", 1)):
-            if strategy in self.config["strategies"] and value not in self.config["xi_grid"]:
-                raise StudyError(
-                    f"strategies contains {strategy!r}, which needs xi={value} in xi_grid "
-                    f"(xi_grid is {self.config['xi_grid']})"
-                )
+            for key, grid in xi_grids.items():
+                if strategy in self.config["strategies"] and value not in grid:
+                    raise StudyError(
+                        f"strategies contains {strategy!r}, which needs xi={value} in {key} "
+                        f"({key} is {grid})"
+                    )
         data_dir = self.real["data_dir"]
         directory = working_directory / data_dir if data_dir else None
         if self.real["datasets"] and directory and not directory.is_dir():
@@ -159,16 +165,14 @@ class Study:
         return [(problem, rep) for problem in self.method_problems(method) for rep in self.reps]
 
     def method_grid(self, method: str) -> list:
-        """The values of the method's hyperparameter: the study's xi grid, the method's own
-        `<name>_grid` (its declared default grid unless given), none without one."""
+        """The values of the method's hyperparameter: its `<name>_grid` if the config gives
+        one, else the study's `xi_grid` for xi and the declared default grid for any other;
+        none without a hyperparameter."""
         hyperparameter = load_method(method).hyperparameter
         if hyperparameter is None:
             return []
-        if hyperparameter.grid_key is None:
-            return list(self.config["xi_grid"])
-        return list(
-            self.config["methods"][method].get(hyperparameter.grid_key, hyperparameter.grid)
-        )
+        default = self.config["xi_grid"] if hyperparameter.name == "xi" else hyperparameter.grid
+        return list(self.config["methods"][method].get(hyperparameter.grid_key, default))
 
     def method_parameters(self, method: str, stage: str) -> dict:
         """The method's declared parameters of `stage` (`prepare` or `select`): the config's
