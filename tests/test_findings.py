@@ -7,9 +7,13 @@ from costfs.costs import FeatureCosts
 from costfs.findings import (
     compare_methods,
     describe_problem,
+    entry_ranks,
+    method_differences,
     per_setting,
+    selected_features,
     stage_costs,
     tuning_gains,
+    xi_curves,
 )
 
 
@@ -51,8 +55,10 @@ def test_tuning_gain_is_the_paired_difference_with_a_replicate_interval(chosen):
     # the noise is shared by the strategies of a replicate: paired differences have no spread
     assert gains["ci_high"].sub(gains["ci_low"]).max() == pytest.approx(0.0)
     assert (gains["tuned_better"] == 1.0).all() and (gains["n_reps"] == 3).all()
-    by_budget = tuning_gains(chosen, by_budget=True)
+    by_budget = tuning_gains(chosen, by=["budget"])
     assert len(by_budget) == 2 * len(gains)
+    by_setting = tuning_gains(chosen, by=["problem", "budget"])
+    assert len(by_setting) == 2 * len(gains) and set(by_setting["problem"]) == {"A", "C", "wdbc"}
 
 
 def test_methods_are_ranked_on_the_cells_where_all_ran(chosen):
@@ -128,3 +134,79 @@ def test_a_problem_is_described_by_its_data_and_costs():
     assert row["mean_abs_correlation"] == pytest.approx(1 / 3, abs=0.05)
     assert (row["cost_min"], row["cost_max"]) == (0.3, 2.5)
     assert row["cost_all"] == pytest.approx(4.0) and row["cost_groups"] == 1
+
+
+def test_xi_curves_mark_each_curve_minimum(chosen):
+    runs = chosen[chosen["strategy"] != "tuned"].drop(columns="strategy")
+    runs = pd.concat([runs, chosen[chosen["hyperparameter_value"] == 2.0]]).drop_duplicates(
+        ["problem", "rep", "method", "budget", "hyperparameter_value"]
+    )
+    curves = xi_curves(runs).set_index(["problem", "budget", "method", "xi"])
+    assert curves.loc[("A", 1, "m1", 0.0), "mean"] == pytest.approx(0.32)
+    assert curves.loc[("A", 1, "m1", 2.0), "is_minimum"]
+    assert not curves.loc[("A", 1, "m1", 1.0), "is_minimum"]
+    assert "m2" not in curves.index.get_level_values("method")  # no xi
+
+
+def paper_runs():
+    """Setting C and real data, 3 replicates, one budget: the paper's methods and one other.
+    On C auc beats pfi by 0.04-0.06 depending on the replicate; `other` is pfi + 0.01."""
+    rows = []
+    for problem in ("C", "wdbc"):
+        for rep in (1, 2, 3):
+            base = {"auc": 0.20, "pfi": 0.25 + 0.01 * (rep - 2) ** 2, "sts": 0.30, "fs": 0.40}
+            for method, test in base.items():
+                for value in (0.0, 1.0):
+                    # xi = 1 is tuned (lower OOB error) and better by 0.02
+                    rows.append(run(problem, rep, method, value, 1, 0.5 - value, test - value / 50))
+            rows.append(run(problem, rep, "other", np.nan, 1, 0.3, base["pfi"] - 0.01, ""))
+    return choose_strategies(pd.DataFrame(rows), ["agnostic", "simple", "tuned"])
+
+
+def test_method_differences_are_paired_within_runs():
+    table = method_differences(paper_runs())
+    table = table.set_index(["problem", "method", "strategy", "versus_method", "versus_strategy"])
+    auc_pfi = table.loc[("C", "auc", "tuned", "pfi", "tuned")]
+    # differences -0.06, -0.05, -0.06 over the replicates
+    assert auc_pfi["mean"] == pytest.approx(-0.17 / 3) and auc_pfi["n_reps"] == 3
+    assert auc_pfi["lower"] and not auc_pfi["higher"]
+    # FS-0 minus FS-1: +0.02 in every run, no spread
+    fs = table.loc[("C", "fs", "agnostic", "fs", "simple")]
+    assert fs["mean"] == pytest.approx(0.02) and fs["higher"]
+    # another method meets the recommended entries only
+    other = table.xs("other", level="method")
+    assert set(other.index.get_level_values("versus_method")) == {"pfi", "sts"}
+    assert other.loc[("C", "fixed", "pfi", "tuned"), "mean"] == pytest.approx(0.01)
+    assert len(table) == 2 * (10 + 2)  # two problems: 10 paper pairs and 2 for `other`
+
+
+def test_entry_ranks_rank_setup_means_like_the_paper():
+    ranks = entry_ranks(paper_runs())
+    paper = ranks[(ranks["ranking"] == "paper") & (ranks["group"] == "real")]
+    assert paper["entries"].eq(8).all() and len(paper) == 8
+    by_entry = paper.set_index("entry")["mean_rank"]
+    # tuned (xi = 1) is better by 0.02 than xi = 0: auc, auc-0, pfi, pfi-0, sts, ...
+    assert by_entry["auc"] == 1 and by_entry["auc-0"] == 2 and by_entry["fs-0"] == 8
+    everything = ranks[(ranks["ranking"] == "all") & (ranks["group"] == "real")]
+    # other (pfi's xi = 0 error - 0.01) ranks between pfi and pfi-0
+    assert everything.set_index("entry")["mean_rank"]["other"] == 4
+
+
+def test_selected_features_profile_informative_share_and_blocks():
+    design = {
+        "mu": np.array([1.0, 0.0, 0.0, 0.5]),
+        "sigma_correlated": np.array(
+            [[1, 0.5, 0, 0], [0.5, 1, 0, 0], [0, 0, 1, 0.3], [0, 0, 0.3, 1]], dtype=float
+        ),
+    }
+    rows = [
+        run("C", rep, "m", np.nan, 1, 0.2, 0.2, "") | {"features": features, "n_selected": 2}
+        for rep, features in ((1, [0, 1]), (2, [0, 2]))
+    ]
+    chosen = choose_strategies(pd.DataFrame(rows), ["tuned"])
+    profile = selected_features(chosen, design).iloc[0]
+    assert profile["share_informative"] == 0.5
+    assert profile["abs_mu_sum"] == 1.0
+    # rep 1: the null feature 1 shares feature 0's block; rep 2: feature 2 does not
+    assert profile["share_null_in_informative_block"] == 0.5
+    assert selected_features(chosen, None).empty

@@ -166,6 +166,22 @@ def test_summary_has_strategies_intervals_and_real_data_ranks(study):
     assert summary.loc[summary["kind"] == "simulated", "rank"].isna().all()
 
 
+def test_findings_compare_the_papers_entries_per_setting(study):
+    findings = study / "findings"
+    differences = pd.read_csv(findings / "method_differences.csv")
+    fs = differences[(differences["method"] == "fs") & (differences["versus_method"] == "fs")]
+    # FS-0 against FS-1 wherever forward selection ran, per budget
+    assert set(fs["problem"]) == set(TINY["methods"]["fs"]["problems"])
+    assert (differences["ci_low"] <= differences["mean"]).all()
+    profile = pd.read_csv(findings / "selected_features.csv")
+    assert set(profile["problem"]) == {"A", "B", "C", "D"}
+    assert profile["share_informative"].between(0, 1).all()
+    ranks = pd.read_csv(findings / "ranks.csv")
+    assert set(ranks["ranking"]) == {"paper", "all"}
+    curves = pd.read_csv(findings / "xi_curves.csv")
+    assert curves.groupby(["problem", "budget", "method"])["is_minimum"].any().all()
+
+
 def test_stage_costs_cover_every_computing_job(study):
     costs = pd.read_csv(study / "findings" / "stage_costs.csv")
     assert set(costs["rule"]) == {"prepare_method", "select_features", "evaluate_selection"}

@@ -36,8 +36,7 @@ rule aggregate_results:
 
 rule tabulate_findings:
     input:
-        runs="results/runs.parquet",
-        timings="results/timings.parquet",
+        unpack(findings_inputs),
     output:
         **{name: f"results/findings/{name}.csv" for name in FINDING_TABLES},
     log:
@@ -51,10 +50,13 @@ rule tabulate_findings:
         outputs=lambda wildcards, output: " ".join(
             f"--out {name}={path}" for name, path in output.items()
         ),
+        design=lambda wildcards, input: (
+            f"--design {input.design}" if input.get("design") else ""
+        ),
         code=code_version("commands/aggregate.py"),
     shell:
         "costfs tabulate-findings --runs {input.runs} --timings {input.timings}"
-        " --n-rep {params.n_rep} --strategies {params.strategies}"
+        " {params.design} --n-rep {params.n_rep} --strategies {params.strategies}"
         " --common-methods {params.common_methods} {params.outputs} 2> {log}"
 
 

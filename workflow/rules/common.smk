@@ -128,6 +128,15 @@ def problem_descriptions(wildcards):
     return inputs
 
 
+def findings_inputs(wildcards):
+    """The runs and timings, and with simulated settings their design (what the selected
+    features are made of)."""
+    inputs = {"runs": "results/runs.parquet", "timings": "results/timings.parquet"}
+    if any(problem.kind == "simulated" for problem in PROBLEMS.values()):
+        inputs["design"] = "results/design/simulation.npz"
+    return inputs
+
+
 def evaluation_inputs(wildcards):
     """Per replicate of the method's runs on the problem: its selection and the data."""
     dataset = PROBLEMS[wildcards.problem].dataset

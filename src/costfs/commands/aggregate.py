@@ -36,9 +36,15 @@ def aggregate(args) -> None:
 
 
 def tabulate_findings(args) -> None:
-    chosen = aggregation.choose_strategies(storage.read_table(args.runs), args.strategies)
+    runs = storage.read_table(args.runs)
+    chosen = aggregation.choose_strategies(runs, args.strategies)
     timings = storage.read_table(args.timings)
-    context = {"common_methods": args.common_methods, "n_rep": args.n_rep}
+    context = {
+        "runs": runs,
+        "common_methods": args.common_methods,
+        "n_rep": args.n_rep,
+        "design": storage.read_arrays(args.design) if args.design else None,
+    }
     for name, path in args.out:
         table = findings.TABLES[name](chosen, timings, context)
         storage.write_text(path, table.to_csv(index=False, float_format="%.5g"))
@@ -90,6 +96,7 @@ def register(commands) -> None:
         tabulate_findings,
         (["--runs"], {"required": True}),
         (["--timings"], {"required": True}),
+        (["--design"], {"help": "the simulation's design (simulated settings only)"}),
         (["--n-rep"], {"type": int, "required": True}),
         (["--strategies"], {"nargs": "+", "required": True}),
         (["--common-methods"], {"nargs": "*", "default": []}),
