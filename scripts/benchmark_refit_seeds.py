@@ -11,7 +11,7 @@ replicates (selection and refit together), which sets the SE of a paired compari
 
 Example (the default study's results; about 5 minutes on 2 cores):
   .venv/bin/python scripts/benchmark_refit_seeds.py ../check/results --problems A C \
-      --methods auc pfi sts --draws 8 --n-jobs 2
+      --methods auc pfi sts --draws 6 --n-jobs 2 --out docs/reproduction/refit_seeds.csv
 """
 
 import argparse
@@ -85,6 +85,7 @@ def main() -> None:
     parser.add_argument("--n-trees", type=int, default=500)
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--engine", default="auto", help="forest engine of the refits")
+    parser.add_argument("--out", help="also write the table to this CSV file")
     args = parser.parse_args()
 
     runs = storage.read_table(Path(args.results, "runs.parquet"))
@@ -114,17 +115,26 @@ def main() -> None:
             difference.groupby(["problem", "budget", "hyperparameter_value"])["difference"].std()
         )
     across_sd = pd.concat(across).mean()
-    print(
-        f"cells (problem x replicate x budget x xi x method pair, different sets): "
-        f"{differences.groupby(cell).ngroups}, draws per cell: {args.draws}"
+    table = pd.DataFrame(
+        {
+            "problem": " ".join(args.problems),
+            "method": " ".join(args.methods),
+            "cells": differences.groupby(cell).ngroups,
+            "draws": args.draws,
+            "seeding": ["set", "run"],
+            "refit_sd": [refit_sd["set"], refit_sd["run"]],
+            "across_replicates_sd": across_sd,
+        }
     )
-    print("standard deviation of a method difference in test MMCE")
-    for seeding in ("set", "run"):
-        print(f"  from the refits alone, refit_seed={seeding}: {refit_sd[seeding]:.5f}")
-    print(f"  across the study's replicates (refit_seed of the study): {across_sd:.5f}")
-    for seeding in ("set", "run"):
-        share = refit_sd[seeding] ** 2 / across_sd**2
-        print(f"  refit variance / across-replicate variance, refit_seed={seeding}: {share:.2f}")
+    table["refit_variance_share"] = table["refit_sd"] ** 2 / table["across_replicates_sd"] ** 2
+    print(
+        "standard deviation of a method difference in test MMCE from the refits alone, per "
+        "seeding, and across the study's replicates (selection and refit; cells: problem x "
+        "replicate x budget x xi x method pair with different sets)"
+    )
+    print(table.to_string(index=False))
+    if args.out:
+        table.to_csv(args.out, index=False, float_format="%.5g")
 
 
 if __name__ == "__main__":
