@@ -1,0 +1,61 @@
+"""docs/reproduction.md against the tables committed under docs/reproduction/: its generated
+tables are current, and every decimal number of the document stands in one of the tables."""
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from costfs.method_docs import replace_block
+from costfs.reproduction_doc import COMMITTED, TABLES, blocks, counts
+
+REPO = Path(__file__).resolve().parents[1]
+TABLE_DIR = REPO / "docs" / "reproduction"
+DOCUMENT = REPO / "docs" / "reproduction.md"
+
+
+@pytest.fixture(scope="module")
+def tables():
+    return {name: pd.read_csv(TABLE_DIR / f"{name}.csv") for name in COMMITTED}
+
+
+def test_every_findings_table_names_its_problems_and_methods(tables):
+    for name in TABLES:
+        columns = set(tables[name].columns)
+        if name not in ("stage_costs", "ranks"):  # per rule; per problem group
+            assert "problem" in columns, name
+        if name != "problems":
+            assert "method" in columns, name
+
+
+def test_generated_blocks_are_current(tables):
+    text = DOCUMENT.read_text()
+    for name, block in blocks(tables).items():
+        assert replace_block(text, name, block, ("<!--", "-->")) == text, (
+            f"block {name} is stale: run scripts/update_reproduction_doc.py"
+        )
+
+
+def test_counts_are_those_of_the_tables(tables):
+    recounted = counts({name: tables[name] for name in TABLES})
+    pd.testing.assert_frame_equal(recounted, tables["counts"], check_dtype=False)
+
+
+def test_every_decimal_number_of_the_document_stands_in_a_table():
+    tables = [pd.read_csv(path) for path in sorted(TABLE_DIR.glob("*.csv"))]
+    text = DOCUMENT.read_text().replace("−", "-")
+    numbers = set(re.findall(r"(?<![\w.])-?\d+\.\d+(?![\w.])", text))
+    assert numbers, "the document cites no numbers"
+    values = [
+        value
+        for table in tables
+        for column in table.select_dtypes("number").columns
+        for value in table[column].dropna()
+    ]
+    formatted = {
+        digits: {f"{value:.{digits}f}" for value in values}
+        for digits in {len(n.split(".")[1]) for n in numbers}
+    }
+    missing = sorted(n for n in numbers if n not in formatted[len(n.split(".")[1])])
+    assert not missing, f"numbers of docs/reproduction.md in no table: {missing}"
