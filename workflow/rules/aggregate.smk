@@ -50,9 +50,7 @@ rule tabulate_findings:
         outputs=lambda wildcards, output: " ".join(
             f"--out {name}={path}" for name, path in output.items()
         ),
-        design=lambda wildcards, input: (
-            f"--design {input.design}" if input.get("design") else ""
-        ),
+        design=lambda wildcards, input: (f"--design {input.design}" if input.get("design") else ""),
         code=code_version("commands/aggregate.py"),
     shell:
         "costfs tabulate-findings --runs {input.runs} --timings {input.timings}"
