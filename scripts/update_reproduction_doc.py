@@ -20,8 +20,8 @@ TABLE_DIR = REPO / "docs" / "reproduction"
 DOCUMENT = REPO / "docs" / "reproduction.md"
 
 
-def read_tables() -> dict[str, pd.DataFrame]:
-    return {name: pd.read_csv(TABLE_DIR / f"{name}.csv") for name in COMMITTED}
+def read_tables(names=COMMITTED) -> dict[str, pd.DataFrame]:
+    return {name: pd.read_csv(TABLE_DIR / f"{name}.csv") for name in names}
 
 
 def main() -> None:
@@ -36,8 +36,7 @@ def main() -> None:
         curves = pd.read_csv(TABLE_DIR / "xi_curves.csv")
         curves = curves[curves["method"].isin(XI_METHODS)]
         curves.to_csv(TABLE_DIR / "xi_curves.csv", index=False, float_format="%.5g")
-        tables = {name: pd.read_csv(TABLE_DIR / f"{name}.csv") for name in TABLES}
-        counts(tables).to_csv(TABLE_DIR / "counts.csv", index=False)
+        counts(read_tables(TABLES)).to_csv(TABLE_DIR / "counts.csv", index=False)
     text = DOCUMENT.read_text()
     for name, block in blocks(read_tables()).items():
         text = replace_block(text, name, block, ("<!--", "-->"))

@@ -22,10 +22,18 @@ the real data sets."""
 BEST_STRATEGIES = ("tuned", "fixed")
 """What a method is compared with: its tuned hyperparameter, or its only configuration."""
 
-PAPER_ENTRIES = (("auc", "tuned"), ("pfi", "tuned"), ("sts", "tuned"))
-PAPER_ENTRIES += (("fs", "agnostic"), ("fs", "simple"))
+PAPER_ENTRIES = (
+    ("auc", "tuned"),
+    ("pfi", "tuned"),
+    ("sts", "tuned"),
+    ("fs", "agnostic"),
+    ("fs", "simple"),
+)
 """The RF paper's methods as its Fig. 3 compares them: AUC, pFI and STS with tuned xi, forward
 selection at xi = 0 (FS-0) and xi = 1 (FS-1)."""
+
+PAPER_METHODS = frozenset(method for method, _ in PAPER_ENTRIES)
+"""The paper's own methods; the others are related work."""
 
 PAPER_BASELINES = (("auc", "agnostic"), ("pfi", "agnostic"), ("sts", "agnostic"))
 """With PAPER_ENTRIES the eight entries of the paper's real-data mean ranks (its Fig. 5): the
@@ -150,7 +158,7 @@ def method_differences(chosen: pd.DataFrame) -> pd.DataFrame:
     others = sorted(
         (method, strategy)
         for method, strategy in present
-        if strategy in BEST_STRATEGIES and method not in {m for m, _ in PAPER_ENTRIES}
+        if strategy in BEST_STRATEGIES and method not in PAPER_METHODS
     )
     pairs = [(a, b) for i, a in enumerate(paper) for b in paper[i + 1 :]]
     pairs += [(other, best) for other in others for best in RECOMMENDED if best in present]
@@ -193,17 +201,16 @@ def entry_ranks(chosen: pd.DataFrame) -> pd.DataFrame:
         .reset_index()
     )
     paper = set(PAPER_ENTRIES + PAPER_BASELINES)
-    own = {m for m, _ in paper}
     entries = list(zip(means["method"], means["strategy"], strict=True))
     in_paper = np.array([entry in paper for entry in entries])
-    other = np.array([m not in own and s in BEST_STRATEGIES for m, s in entries])
+    other = np.array([m not in PAPER_METHODS and s in BEST_STRATEGIES for m, s in entries])
     rankings = {"paper": means[in_paper], "all": means[in_paper | other]}
     tables = []
     for ranking, rows in rankings.items():
         for group, in_group in rows.groupby("group", observed=True):
-            entries = in_group.groupby(["method", "strategy"]).ngroups
+            n_entries = in_group.groupby(["method", "strategy"]).ngroups
             setup = ["problem", "budget"]
-            complete = in_group[in_group.groupby(setup)["method"].transform("size") == entries]
+            complete = in_group[in_group.groupby(setup)["method"].transform("size") == n_entries]
             ranked = complete.assign(
                 rank=complete.groupby(setup)["test_mmce"].rank(method="average")
             )
@@ -212,7 +219,7 @@ def entry_ranks(chosen: pd.DataFrame) -> pd.DataFrame:
                 .agg(mean_rank=("rank", "mean"), n_setups=("rank", "size"))
                 .reset_index()
             )
-            tables.append(table.assign(ranking=ranking, group=group, entries=entries))
+            tables.append(table.assign(ranking=ranking, group=group, entries=n_entries))
     columns = ["ranking", "group", "method", "strategy", "entry", "entries", "mean_rank"]
     columns += ["n_setups"]
     if not tables:

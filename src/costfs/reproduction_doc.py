@@ -9,7 +9,7 @@ every number of the document stands in a committed table.
 
 import pandas as pd
 
-from costfs.findings import PAPER_ENTRIES, RECOMMENDED, entry_label
+from costfs.findings import PAPER_ENTRIES, PAPER_METHODS, RECOMMENDED, entry_label
 
 TABLES = (
     "problems",
@@ -46,7 +46,7 @@ def _number(value: float, digits: int) -> str:
     return "—" if pd.isna(value) else f"{value:.{digits}f}".replace("-", "−")
 
 
-def _interval(row, digits: int = 3) -> str:
+def _mean_with_interval(row, digits: int = 3) -> str:
     return (
         f"{_number(row['mean'], digits)} [{_number(row['ci_low'], digits)}, "
         f"{_number(row['ci_high'], digits)}]"
@@ -125,7 +125,7 @@ def mmce_block(tables, problems) -> str:
                 if entry not in entries:
                     cells.append("—")
                     continue
-                text = _interval(entries[entry])
+                text = _mean_with_interval(entries[entry])
                 cells.append(f"**{text}**" if entries[entry]["mean"] == best else text)
             rows.append([problem, f"{budget:g}", *cells])
     header = ["problem", "budget", *(entry_label(*entry) for entry in PAPER_ENTRIES)]
@@ -273,7 +273,6 @@ def ranks_block(tables, ranking: str) -> str:
 def related_block(tables) -> str:
     """Every other method against pFI and STS (tuned): setups where it is significantly better
     or worse, per problem group."""
-    table = counts(tables)
     others = [
         f"{entry_label(method, strategy)} against {entry_label(*best)}"
         for method, strategy in sorted(
@@ -285,15 +284,14 @@ def related_block(tables) -> str:
                 )
             )
         )
-        if method not in {m for m, _ in PAPER_ENTRIES}
+        if method not in PAPER_METHODS
         for best in RECOMMENDED
     ]
-    return counts_block(table, others)
+    return counts_block(tables["counts"], others)
 
 
-def features_block(tables, budgets=None) -> str:
+def features_block(tables) -> str:
     profile = tables["selected_features"]
-    profile = profile[profile["strategy"].isin(["tuned", "simple"])]
     rows = []
     for method in ("auc", "pfi", "sts", "fs"):
         strategy = "simple" if method == "fs" else "tuned"
@@ -304,8 +302,6 @@ def features_block(tables, budgets=None) -> str:
                 & (profile["problem"] == problem)
             ]
             for row in of.sort_values("budget").itertuples():
-                if budgets is not None and row.budget not in budgets:
-                    continue
                 rows.append(
                     [
                         entry_label(method, strategy),
