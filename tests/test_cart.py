@@ -12,25 +12,29 @@ def grown_by_numba(X, y, counts, max_depth):
     """One numba tree on the bootstrap `counts`, every feature a candidate at every node: its
     node arrays (feature, threshold, left, right, label) and its vote on every row of X."""
     n_rows, n_features = X.shape
-    columns_major = np.ascontiguousarray(X.T)
+    grower = cart.TreeGrower(X, y)
     nodes = cart.new_nodes(n_rows)
+    oob_votes = np.full(n_rows, IN_BAG, dtype=np.int8)
     n_nodes = cart._grow(
-        X,
-        columns_major,
-        y,
-        int(y.max()) + 1,
+        grower.columns_major,
+        grower.y,
+        grower.n_classes,
         counts,
         np.arange(n_features),
-        np.argsort(columns_major, axis=1),
+        grower.column_orders,
+        grower.ranks,
         n_features,
         -1 if max_depth is None else max_depth,
         nodes,
+        oob_votes,
     )
     feature, threshold, left, right, label = nodes
-    votes = [
-        label[cart._route(X, r, -1, r, feature, threshold, left, right)] for r in range(n_rows)
-    ]
-    return tuple(array[:n_nodes] for array in nodes), np.array(votes)
+    votes = np.array(
+        [label[cart._route(X, r, -1, r, feature, threshold, left, right)] for r in range(n_rows)]
+    )
+    # The OOB rows, partitioned down the tree as it grows, land in the leaves routing finds.
+    assert np.array_equal(oob_votes, np.where(counts == 0, votes, IN_BAG))
+    return tuple(array[:n_nodes] for array in nodes), votes
 
 
 def bootstrap_problem(rng, n_rows, n_classes):

@@ -14,6 +14,10 @@ what those methods need from it while it is at hand, so no tree is stored:
   (ranger draws no further candidates); a leaf votes for its class of largest in-bag count,
   the lowest class on a tie.
 
+A node orders its rows by a candidate feature without sorting: it sets one bit per row at the
+row's rank in the feature's presorted order and reads the bits back in order, in time linear in
+the node's size (plus one word per 64 training rows).
+
 Every tree draws from its own numba generator seeded by its own seed, so a tree depends only on
 its seed, never on which thread grows it or how many do.
 """
@@ -22,12 +26,25 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 from costfs.forest import class_count
 from costfs.trees import IN_BAG
 
 LEAF = -1
 CHUNKS_PER_THREAD = 4
+
+
+@intrinsic
+def _trailing_zeros(typingctx, bits):
+    """The number of trailing zero bits of a nonzero uint64 (LLVM's cttz)."""
+
+    def codegen(context, builder, signature, arguments):
+        return builder.cttz(arguments[0], ir.Constant(ir.IntType(1), 1))
+
+    return types.uint64(types.uint64), codegen
 
 
 @numba.njit(cache=True, nogil=True)
@@ -50,41 +67,51 @@ def new_nodes(n_rows):
     return index, np.empty(size), index.copy(), index.copy(), index.copy()
 
 
-SORT_SHARE = 16
-"""A node holding less than 1/SORT_SHARE of the tree's sample sorts its own values; a larger one
-picks its rows out of the tree's sample in value order, which is cheaper than sorting them."""
-INSERTION_SORT_SIZE = 24
-"""A node of at most this many rows sorts them by insertion, without numpy's allocations."""
-
-
 @numba.njit(cache=True, nogil=True)
-def _grow(X, columns_major, y, n_classes, counts, columns, column_orders, mtry, max_depth, nodes):
-    """Grows one tree on the rows with counts > 0 into `nodes` (`new_nodes`); returns its node
-    count.
+def _grow(
+    columns_major,
+    y,
+    n_classes,
+    counts,
+    columns,
+    column_orders,
+    ranks,
+    mtry,
+    max_depth,
+    nodes,
+    oob_votes,
+):
+    """Grows one tree on the rows with counts > 0 into `nodes` (`new_nodes`), writes its votes
+    on the rows with count 0 into `oob_votes` and returns its node count.
 
     `columns_major` is X transposed (C order: a column's values are contiguous);
-    `column_orders[j]` are all rows in the order of column j."""
-    n_rows = X.shape[0]
+    `column_orders[j]` are all rows in the order of column j, and `ranks[j, row]` is the
+    position of `row` in it.
+
+    The OOB rows are partitioned down the tree beside the in-bag ones, so each lands in its
+    leaf without being routed from the root."""
+    n_rows = columns_major.shape[1]
     feature, threshold, left, right, label = nodes
     samples = np.flatnonzero(counts)
-    node_of = np.where(counts > 0, 0, LEAF)
-    # Per column, filled when a large node first needs it: the tree's sample in value order.
-    # One slot more than needed in both: the branch-free copies below write one past the end.
-    sample_orders = np.empty((X.shape[1], samples.size + 1), dtype=np.int64)
-    sample_ordered = np.zeros(X.shape[1], dtype=np.bool_)
-    rows = np.empty(samples.size + 1, dtype=np.int64)
+    # One bit per rank of a column: a node marks its rows' ranks and reads them back in order.
+    n_words = (n_rows + 63) >> 6
+    marks = np.zeros(n_words, dtype=np.uint64)
+    rows = np.empty(samples.size, dtype=np.int64)
     values = np.empty(samples.size)
     candidates = columns.copy()
     n_candidates = min(mtry, candidates.size)
     class_weights = np.zeros(n_classes)
     left_weights = np.zeros(n_classes)
-    stack = np.empty((2 * n_rows + 1, 4), dtype=np.int64)  # start, end, depth, node
+    oob = np.flatnonzero(counts == 0)
+    stack = np.empty((2 * n_rows + 1, 6), dtype=np.int64)  # start, end, depth, node, oob range
     stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, samples.size, 0, 0
+    stack[0, 4], stack[0, 5] = 0, oob.size
     n_open, n_nodes = 1, 1
     while n_open:
         n_open -= 1
         start, end = stack[n_open, 0], stack[n_open, 1]
         depth, node = stack[n_open, 2], stack[n_open, 3]
+        oob_start, oob_end = stack[n_open, 4], stack[n_open, 5]
         class_weights[:] = 0.0
         for i in range(start, end):
             class_weights[y[samples[i]]] += counts[samples[i]]
@@ -93,6 +120,7 @@ def _grow(X, columns_major, y, n_classes, counts, columns, column_orders, mtry, 
         label[node] = np.argmax(class_weights)
         feature[node] = LEAF
         if depth == max_depth or class_weights[label[node]] == total:
+            oob_votes[oob[oob_start:oob_end]] = label[node]
             continue
         size = end - start
         best_score, best_feature, best_threshold = -1.0, LEAF, 0.0
@@ -100,33 +128,22 @@ def _grow(X, columns_major, y, n_classes, counts, columns, column_orders, mtry, 
             swap = c + np.random.randint(0, candidates.size - c)
             candidates[c], candidates[swap] = candidates[swap], candidates[c]
             candidate = candidates[c]
-            if size <= INSERTION_SORT_SIZE:
-                for i in range(size):
-                    row = samples[start + i]
-                    value = columns_major[candidate, row]
-                    k = i
-                    while k > 0 and values[k - 1] > value:
-                        values[k], rows[k] = values[k - 1], rows[k - 1]
-                        k -= 1
-                    values[k], rows[k] = value, row
-            elif size * SORT_SHARE < samples.size:
-                for i in range(size):
-                    values[i] = columns_major[candidate, samples[start + i]]
-                order = np.argsort(values[:size])
-                for i in range(size):
-                    rows[i] = samples[start + order[i]]
-            else:
-                if not sample_ordered[candidate]:
-                    sample_ordered[candidate] = True
-                    i = 0
-                    for row in column_orders[candidate]:
-                        # Branch-free: write every row, advance only past the kept ones.
-                        sample_orders[candidate, i] = row
-                        i += node_of[row] != LEAF
-                i = 0
-                for row in sample_orders[candidate, : samples.size]:
-                    rows[i] = row
-                    i += node_of[row] == node
+            # The node's rows in the column's order: mark their ranks, read the marks in order.
+            low_word, high_word = n_words, 0
+            for i in range(start, end):
+                rank = ranks[candidate, samples[i]]
+                word = rank >> 6
+                marks[word] |= np.uint64(1) << np.uint64(rank & 63)
+                low_word = min(low_word, word)
+                high_word = max(high_word, word)
+            i = 0
+            for word in range(low_word, high_word + 1):
+                bits = marks[word]
+                marks[word] = 0
+                while bits:
+                    rows[i] = column_orders[candidate, (word << 6) + _trailing_zeros(bits)]
+                    i += 1
+                    bits &= bits - np.uint64(1)
             for i in range(size):
                 values[i] = columns_major[candidate, rows[i]]
             left_weights[:] = 0.0
@@ -150,14 +167,20 @@ def _grow(X, columns_major, y, n_classes, counts, columns, column_orders, mtry, 
                     best_score, best_feature = score, candidate
                     best_threshold = value if midpoint >= following else midpoint
         if best_feature == LEAF:
+            oob_votes[oob[oob_start:oob_end]] = label[node]
             continue
+        oob_low, oob_high = oob_start, oob_end - 1
+        while oob_low <= oob_high:
+            if columns_major[best_feature, oob[oob_low]] <= best_threshold:
+                oob_low += 1
+            else:
+                oob[oob_low], oob[oob_high] = oob[oob_high], oob[oob_low]
+                oob_high -= 1
         low, high = start, end - 1
         while low <= high:
             if columns_major[best_feature, samples[low]] <= best_threshold:
-                node_of[samples[low]] = n_nodes
                 low += 1
             else:
-                node_of[samples[low]] = n_nodes + 1
                 samples[low], samples[high] = samples[high], samples[low]
                 high -= 1
         feature[node], threshold[node] = best_feature, best_threshold
@@ -165,8 +188,10 @@ def _grow(X, columns_major, y, n_classes, counts, columns, column_orders, mtry, 
         # The right child waits under the left one.
         stack[n_open, 0], stack[n_open, 1] = low, end
         stack[n_open, 2], stack[n_open, 3] = depth + 1, n_nodes + 1
+        stack[n_open, 4], stack[n_open, 5] = oob_low, oob_end
         stack[n_open + 1, 0], stack[n_open + 1, 1] = start, low
         stack[n_open + 1, 2], stack[n_open + 1, 3] = depth + 1, n_nodes
+        stack[n_open + 1, 4], stack[n_open + 1, 5] = oob_start, oob_low
         n_open += 2
         n_nodes += 2
     return n_nodes
@@ -183,6 +208,7 @@ def _grow_chunk(
     column_starts,
     column_ends,
     column_orders,
+    ranks,
     mtry,
     max_depth,
     first,
@@ -204,25 +230,27 @@ def _grow_chunk(
             counts[np.random.randint(0, n_rows)] += 1
         columns = column_values[column_starts[tree] : column_ends[tree]]
         n_nodes = _grow(
-            X,
             columns_major,
             y,
             n_classes,
             counts,
             columns,
             column_orders,
+            ranks,
             mtry[tree],
             max_depth,
             nodes,
+            votes[tree],
         )
         for node in range(n_nodes):
             if feature[node] != LEAF:
                 used[tree, feature[node]] = True
-        oob_rows = np.flatnonzero(counts == 0)
-        for row in oob_rows:
-            votes[tree, row] = label[_route(X, row, LEAF, row, feature, threshold, left, right)]
-        if with_importance and oob_rows.size:
-            _permutation_increases(X, y, oob_rows, used[tree], votes[tree], nodes, importance[tree])
+        if with_importance:
+            oob_rows = np.flatnonzero(counts == 0)
+            if oob_rows.size:
+                _permutation_increases(
+                    X, y, oob_rows, used[tree], votes[tree], nodes, importance[tree]
+                )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -311,8 +339,9 @@ class TreeBatch:
 
 
 class TreeGrower:
-    """Grows batches of trees on one training set; its column orders are sorted once, so many
-    small batches (forward selection's forests) cost no more than one large one."""
+    """Grows batches of trees on one training set; its column orders (and each row's rank in
+    them) are sorted once, so many small batches (forward selection's forests) cost no more
+    than one large one."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray):
         self.X = np.ascontiguousarray(X, dtype=np.float64)
@@ -320,6 +349,10 @@ class TreeGrower:
         self.n_classes = class_count(self.y)
         self.columns_major = np.ascontiguousarray(self.X.T)
         self.column_orders = np.argsort(self.columns_major, axis=1)
+        self.ranks = np.empty_like(self.column_orders)
+        np.put_along_axis(
+            self.ranks, self.column_orders, np.arange(self.X.shape[0])[None, :], axis=1
+        )
 
     def grow(
         self,
@@ -370,6 +403,7 @@ class TreeGrower:
                 starts,
                 ends,
                 self.column_orders,
+                self.ranks,
                 mtry,
                 -1 if max_depth is None else int(max_depth),
                 bounds[chunk],
