@@ -68,6 +68,20 @@ def new_nodes(n_rows):
 
 
 @numba.njit(cache=True, nogil=True)
+def _partition(rows, start, end, columns_major, feature, threshold):
+    """Reorders rows[start:end] so that the rows whose value of `feature` is at most `threshold`
+    come first; returns where the others begin."""
+    low, high = start, end - 1
+    while low <= high:
+        if columns_major[feature, rows[low]] <= threshold:
+            low += 1
+        else:
+            rows[low], rows[high] = rows[high], rows[low]
+            high -= 1
+    return low
+
+
+@numba.njit(cache=True, nogil=True)
 def _grow(
     columns_major,
     y,
@@ -169,20 +183,8 @@ def _grow(
         if best_feature == LEAF:
             oob_votes[oob[oob_start:oob_end]] = label[node]
             continue
-        oob_low, oob_high = oob_start, oob_end - 1
-        while oob_low <= oob_high:
-            if columns_major[best_feature, oob[oob_low]] <= best_threshold:
-                oob_low += 1
-            else:
-                oob[oob_low], oob[oob_high] = oob[oob_high], oob[oob_low]
-                oob_high -= 1
-        low, high = start, end - 1
-        while low <= high:
-            if columns_major[best_feature, samples[low]] <= best_threshold:
-                low += 1
-            else:
-                samples[low], samples[high] = samples[high], samples[low]
-                high -= 1
+        low = _partition(samples, start, end, columns_major, best_feature, best_threshold)
+        oob_low = _partition(oob, oob_start, oob_end, columns_major, best_feature, best_threshold)
         feature[node], threshold[node] = best_feature, best_threshold
         left[node], right[node] = n_nodes, n_nodes + 1
         # The right child waits under the left one.
