@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from sklearn.datasets import load_breast_cancer  # noqa: E402
 
-from costfs.single_run import select_once  # noqa: E402
+from costfs.study.single_run import select_once  # noqa: E402
 
 X, y = load_breast_cancer(return_X_y=True)
 costs = np.random.default_rng(1).uniform(0.1, 1.0, X.shape[1])

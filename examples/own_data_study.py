@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pandas as pd
 
-from costfs.costs import FeatureCosts
-from costfs.single_run import select_once
+from costfs.core.costs import FeatureCosts
+from costfs.study.single_run import select_once
 
 rng = np.random.default_rng(3)
 n = 400

@@ -25,11 +25,11 @@ import time
 import numpy as np
 from scipy import stats
 
-from costfs.evaluation import evaluate_feature_sets
-from costfs.forest import forest_errors, oob_errors, resolve_engine
-from costfs.methods import fs
-from costfs.seeds import derive_rng, derive_seed
-from costfs.simulate import draw_design, draw_samples
+from costfs.core.seeds import derive_rng, derive_seed
+from costfs.engine.forest import forest_errors, oob_errors, resolve_engine
+from costfs.methods import fs, load_method
+from costfs.study.evaluation import evaluate_feature_sets
+from costfs.study.simulate import draw_design, draw_samples
 
 SETTING_A = dict(
     n_features=200,
@@ -44,6 +44,8 @@ SETTING_A = dict(
 SIMPLE_GRID = [0.0, 1.0]
 FULL_GRID = [step * 0.25 for step in range(13)]
 TIMED_SIZES = (1, 5, 10, 20, 40, 80, 160)
+FS_DEFAULTS = load_method("fs").defaults()
+"""Forward selection's declared parameter values; a run overrides some of them."""
 
 
 def parse_arguments() -> argparse.Namespace:
@@ -143,8 +145,8 @@ def run_grid(X, y, costs, args) -> None:
             args.budgets,
             grid,
             seed=derive_seed(args.seed, "fs"),
-            n_trees=args.n_trees,
             n_jobs=args.n_jobs,
+            **{**FS_DEFAULTS, "n_trees": args.n_trees},
         )
         seconds = time.perf_counter() - started
         reports[label] = (search, seconds)
@@ -208,9 +210,8 @@ def run_modes(args) -> None:
                 args.mode_budgets,
                 SIMPLE_GRID,
                 seed=derive_seed(args.seed, "fs", replicate),
-                n_trees=args.mode_trees,
                 n_jobs=args.n_jobs,
-                **parse_mode(mode),
+                **{**FS_DEFAULTS, "n_trees": args.mode_trees, **parse_mode(mode)},
             )
             seconds[mode] += time.perf_counter() - started
             trees[mode] += search.trees

@@ -38,9 +38,9 @@ import numpy as np
 import yaml
 from benchmark_fs import median_seconds  # this script's directory comes first on sys.path
 
-from costfs.forest import forest_errors, oob_errors, resolve_engine
-from costfs.importance import permutation_importance
-from costfs.methods import fs
+from costfs.engine.forest import forest_errors, oob_errors, resolve_engine
+from costfs.engine.importance import permutation_importance
+from costfs.methods import fs, load_method
 from costfs.methods.sts import base_ensemble
 
 REPO = Path(__file__).resolve().parents[1]
@@ -135,7 +135,8 @@ def forward_selection_rows(data: dict, n_trees: int) -> list[tuple[str, object]]
     paper_grid = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())["xi_grid"]
 
     def search(grid, budgets, **mode):
-        return fs.forward_paths(X, y, costs, budgets, grid, seed=1, n_trees=n_trees, **mode)
+        values = {**load_method("fs").defaults(), "n_trees": n_trees, **mode}
+        return fs.forward_paths(X, y, costs, budgets, grid, seed=1, **values)
 
     full = f"full xi grid ({len(paper_grid)} values) x budgets {{1, 2, 5}}, {n_trees} trees"
     exhaustive_per_set = {"forests": "per_set", "racing": False}

@@ -2,7 +2,7 @@
 
 Takes a finished study's results directory, and per (problem, replicate, budget, xi) the sets
 that `--methods` selected there. Each draw refits every set once more under two seedings:
-"set" (each forest seeded from the set, as `costfs.evaluation` does) and "run" (common random
+"set" (each forest seeded from the set, as `costfs.study.evaluation` does) and "run" (common random
 numbers: every forest of the draw from one seed, so that the refits can share their bootstrap
 samples). Over `--draws` draws it reports, per seeding, the standard deviation
 of a method difference (test MMCE of one method's set minus another's) that comes from the
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from costfs import storage
-from costfs.forest import forest_errors
-from costfs.seeds import derive_seed
+from costfs.cli import storage
+from costfs.core.seeds import derive_seed
+from costfs.engine.forest import forest_errors
 
 
 def refit_differences(runs, results, problems, methods, draws, n_trees, n_jobs, engine):

@@ -12,9 +12,9 @@ import time
 
 import numpy as np
 
-from costfs.forest import forest_errors, resolve_engine
+from costfs.engine.forest import forest_errors, resolve_engine
 from costfs.methods import load_method
-from costfs.simulate import draw_design, draw_samples
+from costfs.study.simulate import draw_design, draw_samples
 
 BUDGETS = [1, 2, 5, 10, 30]
 XI_GRID = np.arange(0.0, 3.0 + 1e-9, 0.25).tolist()

@@ -12,4 +12,4 @@ fi
 # The fast Random Forest engine is optional: the package falls back to scikit-learn without it.
 .venv/bin/python -m pip install --quiet -e ".[fast]" \
     || echo "scikit-learn-intelex did not install; using plain scikit-learn" >&2
-.venv/bin/python -c "from costfs.forest import resolve_engine; print('costfs installed; Random Forest engine:', resolve_engine())"
+.venv/bin/python -c "from costfs.engine.forest import resolve_engine; print('costfs installed; Random Forest engine:', resolve_engine())"

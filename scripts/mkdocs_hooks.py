@@ -1,11 +1,11 @@
-"""MkDocs hooks: one page per method from its declaration (costfs.method_docs.method_page) and
+"""MkDocs hooks: one page per method from its declaration (method_docs.method_page) and
 one page per example script, so neither can drift from the code."""
 
 from pathlib import Path
 
+from method_docs import method_page
 from mkdocs.structure.files import File
 
-from costfs.method_docs import method_page
 from costfs.methods import all_methods
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

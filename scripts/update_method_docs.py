@@ -1,12 +1,12 @@
 """Rewrites the blocks of the config schema, config/README.md and README.md that come from the
-methods' declarations (`costfs.method_docs`). Run after adding or changing a method:
+methods' declarations (`method_docs`). Run after adding or changing a method:
 
     .venv/bin/python scripts/update_method_docs.py
 """
 
 from pathlib import Path
 
-from costfs.method_docs import DOCUMENTS, updated
+from method_docs import DOCUMENTS, updated
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""Rewrites the generated tables of docs/reproduction.md (`costfs.reproduction_doc`) from the
+"""Rewrites the generated tables of docs/reproduction.md (`reproduction_doc`) from the
 tables committed under docs/reproduction/; with --results, first copies those tables from a
 finished study's results/findings (the run of config/reproduction.yaml) and recounts
 counts.csv.
@@ -11,9 +11,8 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
-
-from costfs.method_docs import replace_block
-from costfs.reproduction_doc import COMMITTED, TABLES, XI_METHODS, blocks, counts
+from method_docs import replace_block
+from reproduction_doc import COMMITTED, TABLES, XI_METHODS, blocks, counts
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE_DIR = REPO / "docs" / "reproduction"

@@ -1,3 +1,5 @@
+import functools
+import inspect
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +23,16 @@ SMALL = {
 }
 """Smaller settings of the slower methods for unit tests; a method not listed (e.g. a new one)
 runs with its declared defaults."""
+
+
+def declared(method: str, function, **values):
+    """`function`, a helper of `method`'s file, with the method's declared values of the
+    parameters it takes, then `values`: helpers have no defaults of their own."""
+    accepted = inspect.signature(function).parameters
+    defaults = load_method(method).defaults()
+    return functools.partial(
+        function, **{name: defaults[name] for name in defaults if name in accepted}, **values
+    )
 
 
 def small_selector(method: str, **parameters):

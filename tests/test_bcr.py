@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from costfs.bcr import (
+from costfs.methods._bcr import (
     fill_budget,
     filter_ratio,
     filter_selection,
@@ -14,14 +14,12 @@ from costfs.bcr import (
 def test_step_ratio_sign_rule():
     delta = np.array([-0.1, -0.1, 0.1, 0.1])
     cost = np.array([0.5, 2.0, 0.5, 2.0])
-    ratio = step_ratio(delta, cost, xi=1.0)
+    ratio = step_ratio(delta, cost, xi=1.0, positive_delta="multiply")
     assert np.allclose(ratio, [-0.2, -0.05, 0.05, 0.2])
     # A worsening step is least bad when cheap; the literal form would prefer the expensive one.
     assert ratio[2] < ratio[3]
     literal = step_ratio(delta, cost, xi=1.0, positive_delta="divide")
     assert literal[3] < literal[2]
-    with pytest.raises(ValueError, match="positive_delta"):
-        step_ratio(delta, cost, 1.0, positive_delta="square")
 
 
 def test_xi_zero_orders_by_score_only():
@@ -100,6 +98,6 @@ def test_filter_ties_through_rounding_go_to_the_cheaper_feature(xi, scores, cost
 def test_step_ties_through_rounding_go_to_the_cheaper_step():
     # -0.2 at cost 0.5 against -0.1 at cost 0.25 (xi = 1), the changes from error differences
     delta = np.array([0.15 - 0.35, 0.15 - 0.25])
-    ratios = step_ratio(delta, np.array([0.5, 0.25]), 1.0)
+    ratios = step_ratio(delta, np.array([0.5, 0.25]), 1.0, "multiply")
     assert ratios[0] != ratios[1]
     assert np.lexsort((np.arange(2), [0.5, 0.25], ratio_ranks(ratios)))[0] == 1

@@ -4,19 +4,20 @@ import numpy as np
 import pytest
 
 import costfs
-from costfs.bcr import BUDGET_TOLERANCE
 from costfs.methods import budget_rf
+from costfs.methods._bcr import BUDGET_TOLERANCE
 from costfs.methods.budget_rf import (
     LEAF,
     BudgetLedger,
     SortedColumns,
-    grow_budget_forest,
-    grow_budget_forests,
-    grow_greedy_tree,
     pairs_impurity,
     winning_classes,
 )
-from tests.conftest import run_method
+from tests.conftest import declared, run_method
+
+grow_greedy_tree = declared("budget_rf", budget_rf.grow_greedy_tree, cost_exponent=1.0)
+grow_budget_forest = declared("budget_rf", budget_rf.grow_budget_forest, cost_exponent=1.0)
+grow_budget_forests = declared("budget_rf", budget_rf.grow_budget_forests)
 
 ALPHAS = [0, 1, 2.5, 6]
 

@@ -1,11 +1,11 @@
-"""The numba tree engine (costfs.cart) against scikit-learn's exact trees, the reference."""
+"""The numba tree engine (costfs.engine.cart) against scikit-learn's exact trees, the reference."""
 
 import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from costfs import cart, trees
-from costfs.trees import IN_BAG, features_and_oob_votes, tree_seeds
+from costfs.engine import cart, trees
+from costfs.engine.trees import IN_BAG, features_and_oob_votes, tree_seeds
 
 
 def grown_by_numba(X, y, counts, max_depth):

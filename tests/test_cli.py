@@ -7,7 +7,8 @@ import pyarrow as pa
 import pytest
 import sklearn.datasets
 
-from costfs import cli, storage
+from costfs import cli
+from costfs.cli import storage
 
 
 def load(tmp_path, name, source, data_dir=None):

@@ -3,7 +3,7 @@ import copy
 import pytest
 import yaml
 
-from costfs.config import ConfigError, check_config
+from costfs.study.config import ConfigError, check_config
 from tests.conftest import REPO
 
 SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
@@ -40,6 +40,9 @@ def changed(path: str, value):
         ("simulation.budgets", [-1, 3], "simulation.budgets[0]: -1 is less than or equal"),
         ("simulation.settings", ["E"], "simulation.settings[0]: 'E' is not allowed; allowed"),
         ("xi_grid", [-0.5, 1], "config key xi_grid[0]: -0.5 is less than the minimum of 0"),
+        # YAML's .nan and .inf parse as floats; no key takes them
+        ("xi_grid", [0, float("nan")], "config key xi_grid[1]: nan is not a finite number"),
+        ("simulation.budgets", [float("inf")], "simulation.budgets[0]: inf is not a finite"),
         (
             "methods.pfx",
             {},

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from method_docs import DOCUMENTS, updated
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import make_pipeline
@@ -15,11 +16,11 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import costfs
-from costfs.bcr import BUDGET_TOLERANCE
-from costfs.costs import FeatureCosts
-from costfs.method import Method, Selection
-from costfs.method_docs import DOCUMENTS, updated
+from costfs.core.costs import FeatureCosts
+from costfs.core.errors import DataError
 from costfs.methods import load_method, method_names
+from costfs.methods._base import Method, Selection
+from costfs.methods._bcr import BUDGET_TOLERANCE
 from tests.conftest import REPO, SMALL, run_method, small_selector
 
 METHODS = method_names()
@@ -113,6 +114,24 @@ def test_bad_parameter_values_are_named(method, problem):
         selector = small_selector(method, feature_costs=costs, **{parameter.name: "not-a-value"})
         with pytest.raises(ValueError, match=f"parameter {parameter.name}: 'not-a-value'"):
             selector.fit(X, y)
+
+
+@pytest.mark.parametrize("value", [-1.0, math.nan, math.inf])
+def test_bad_hyperparameter_values_are_named(method, problem, value):
+    """The selector's value and every value of a grid are checked against the hyperparameter's
+    schema; a method without a hyperparameter has no such keyword."""
+    X, y, costs = problem
+    hyperparameter = load_method(method).hyperparameter
+    if hyperparameter is None:
+        with pytest.raises(TypeError, match="xi"):
+            small_selector(method, xi=value)
+        return
+    name = hyperparameter.name
+    selector = small_selector(method, feature_costs=costs, **{name: value})
+    with pytest.raises(DataError, match=f"{type(selector).__name__}: parameter {name}: {value!r}"):
+        selector.fit(X, y)
+    with pytest.raises(DataError, match=f"parameter {name}: {value!r}"):
+        run_method(method, X, y, costs, [1.0], [grid_of(method)[0], value], **small(method))
 
 
 @pytest.mark.parametrize("path", sorted(DOCUMENTS))

@@ -1,14 +1,18 @@
-"""Feature costs with shared-cost groups (costfs.costs)."""
+"""Feature costs with shared-cost groups (costfs.core.costs)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import costfs
-from costfs.bcr import fill_budget
-from costfs.costs import FeatureCosts
-from costfs.methods.sts import pack_ensemble, path_features, selection_paths
-from costfs.validation import DataError
+from costfs.core.costs import FeatureCosts
+from costfs.core.validation import DataError
+from costfs.methods import sts
+from costfs.methods._bcr import fill_budget
+from costfs.methods.sts import pack_ensemble, path_features
+from tests.conftest import declared
+
+selection_paths = declared("sts", sts.selection_paths)
 
 # glucose and insulin come from one blood draw (2.10, paid once)
 OWN = np.array([17.61, 22.78, 1.0, 5.0])

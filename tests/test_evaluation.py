@@ -2,9 +2,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from costfs.aggregation import choose_strategies, summarise
-from costfs.evaluation import evaluate_feature_sets
-from costfs.forest import forest_errors, majority_class
+from costfs.engine.forest import forest_errors, majority_class
+from costfs.study.aggregation import choose_strategies, summarise
+from costfs.study.evaluation import evaluate_feature_sets
 
 
 @pytest.fixture

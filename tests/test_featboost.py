@@ -4,10 +4,13 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from costfs.bcr import BUDGET_TOLERANCE
-from costfs.methods.featboost import FeatBoostModels, featboost_path
-from costfs.methods.xgb_fs import xgboost_classifier
-from tests.conftest import prepare_method, run_method
+from costfs.methods import featboost
+from costfs.methods._bcr import BUDGET_TOLERANCE
+from costfs.methods._xgboost import xgboost_classifier
+from costfs.methods.featboost import FeatBoostModels
+from tests.conftest import declared, prepare_method, run_method
+
+featboost_path = declared("featboost", featboost.featboost_path)
 
 SMALL_XGBOOST = {"n_estimators": 10, "max_depth": 3}
 
@@ -18,7 +21,7 @@ def run(X, y, costs, budgets, grid, seed=0, **params):
 
 
 def small_models(X, y, **params):
-    return FeatBoostModels(X, y, seed=0, **{**SMALL_XGBOOST, **params})
+    return declared("featboost", FeatBoostModels)(X, y, seed=0, **{**SMALL_XGBOOST, **params})
 
 
 @pytest.fixture
@@ -134,10 +137,8 @@ def test_prepared_ranking_is_the_one_select_computes():
     X, y, costs = random_instance(np.random.default_rng(8))
     params = {**SMALL_XGBOOST, "n_candidates": 3}
     prepared = prepare_method("featboost", X, y, seed=1, **params)
-    models = FeatBoostModels(X, y, seed=1, **SMALL_XGBOOST)
-    assert np.array_equal(
-        models.importance(models.equal_weights()), prepared["equal_weight_importance"]
-    )
+    models = declared("featboost", FeatBoostModels)(X, y, seed=1, **SMALL_XGBOOST)
+    assert np.array_equal(models.importance(models.equal_weights()), prepared["scores"])
 
 
 def test_empty_set_when_nothing_fits(easy_problem):

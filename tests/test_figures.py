@@ -3,9 +3,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from costfs import aggregation, figures
-from costfs.aggregation import choose_strategies, summarise
 from costfs.methods import method_names
+from costfs.study import aggregation, figures
+from costfs.study.aggregation import choose_strategies, summarise
 
 BUDGETS = (1, 5)
 XI_GRID = (0.0, 0.5, 1.0, 2.0)

@@ -2,9 +2,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from costfs.aggregation import choose_strategies
-from costfs.costs import FeatureCosts
-from costfs.findings import (
+from costfs.core.costs import FeatureCosts
+from costfs.study.aggregation import choose_strategies
+from costfs.study.findings import (
     compare_methods,
     describe_problem,
     entry_ranks,

@@ -3,12 +3,14 @@ import logging
 import numpy as np
 import pytest
 
-from costfs.bcr import BUDGET_TOLERANCE, step_ratio
-from costfs.forest import oob_errors
+from costfs.core.seeds import derive_seed
+from costfs.engine.forest import oob_errors
+from costfs.engine.trees import CommonRandomForests
 from costfs.methods import fs, load_method
-from costfs.seeds import derive_seed
-from costfs.trees import CommonRandomForests
-from tests.conftest import run_method, small_selector
+from costfs.methods._bcr import BUDGET_TOLERANCE, step_ratio
+from tests.conftest import declared, run_method, small_selector
+
+forward_paths = declared("fs", fs.forward_paths)
 
 CHEAP_INFORMATIVE, EXPENSIVE_INFORMATIVE = 0, 1
 
@@ -39,7 +41,7 @@ def features_of(path):
 
 def test_forward_path_is_the_known_one(known_problem):
     X, y, costs = known_problem
-    search = fs.forward_paths(X, y, costs, [3.0], [0.0, 3.0], seed=0, n_trees=50)
+    search = forward_paths(X, y, costs, [3.0], [0.0, 3.0], seed=0, n_trees=50)
     agnostic, cost_aware = search.paths[0.0, 3.0], search.paths[3.0, 3.0]
     assert features_of(agnostic)[:2] == [EXPENSIVE_INFORMATIVE, CHEAP_INFORMATIVE]
     assert features_of(cost_aware)[:2] == [CHEAP_INFORMATIVE, EXPENSIVE_INFORMATIVE]
@@ -73,7 +75,7 @@ def set_errors(X, y, forests, seed):
 @pytest.mark.parametrize("forests", fs.FORESTS)
 def test_step_errors_depend_on_the_set_only(known_problem, forests):
     X, y, costs = known_problem
-    search = fs.forward_paths(X, y, costs, [3.0], [0.0, 3.0], seed=7, n_trees=40, forests=forests)
+    search = forward_paths(X, y, costs, [3.0], [0.0, 3.0], seed=7, n_trees=40, forests=forests)
     errors = set_errors(X, y, forests, seed=7)
     for path in search.paths.values():
         for length, step in enumerate(path, start=1):
@@ -86,9 +88,9 @@ def test_empty_set_error_is_the_majority_class_error(rng):
     assert fs.empty_set_error(y) == pytest.approx(0.3)
     X = rng.normal(size=(100, 3)) + y[:, None]
     costs = np.array([0.5, 0.4, 0.6])
-    search = fs.forward_paths(X, y, costs, [2.0], [1.0], seed=1, n_trees=30)
+    search = forward_paths(X, y, costs, [2.0], [1.0], seed=1, n_trees=30)
     first = search.paths[1.0, 2.0][0]
-    assert first.ratio == pytest.approx(step_ratio(first.error - 0.3, first.cost, 1.0))
+    assert first.ratio == pytest.approx(step_ratio(first.error - 0.3, first.cost, 1.0, "multiply"))
 
 
 @pytest.mark.parametrize("forests", fs.FORESTS)
@@ -97,10 +99,10 @@ def test_one_run_over_the_grid_equals_separate_runs(random_problem, racing, fore
     X, y, costs = random_problem
     grid, budgets = [0.0, 0.5, 2.0], [0.8, 2.0]
     options = dict(seed=3, n_trees=64, racing=racing, forests=forests)
-    together = fs.forward_paths(X, y, costs, budgets, grid, **options)
+    together = forward_paths(X, y, costs, budgets, grid, **options)
     separate_fits = 0
     for (xi, budget), path in together.paths.items():
-        alone = fs.forward_paths(X, y, costs, [budget], [xi], **options)
+        alone = forward_paths(X, y, costs, [budget], [xi], **options)
         assert alone.paths[xi, budget] == path
         assert alone.fits == alone.requested
         separate_fits += alone.fits
@@ -124,7 +126,7 @@ def exhaustive_path(X, y, costs, budget, xi, n_trees, errors_of):
         if candidates.size == 0:
             return path
         errors = errors_of([sorted((*selected, int(j))) for j in candidates], n_trees)
-        ratios = step_ratio(errors - error, costs[candidates], xi)
+        ratios = step_ratio(errors - error, costs[candidates], xi, "multiply")
         best = np.lexsort((candidates, costs[candidates], ratios))[0]
         feature = int(candidates[best])
         selected.append(feature)
@@ -139,7 +141,7 @@ def test_bounded_steps_choose_what_growing_every_candidate_chooses(rng, forests)
     y = (X[:, :6].sum(axis=1) + rng.normal(size=150) > 0).astype(int)
     costs = rng.uniform(0.1, 1.0, size=24)
     grid, budgets = [0.0, 1.0, 3.0], [1.0, 3.0]
-    search = fs.forward_paths(
+    search = forward_paths(
         X, y, costs, budgets, grid, seed=4, n_trees=24, racing=False, forests=forests
     )
     errors_of = set_errors(X, y, forests, seed=4)
@@ -181,8 +183,8 @@ def test_budget_is_never_exceeded_and_filled(random_problem):
 def test_thread_count_does_not_change_the_result(random_problem, racing, forests):
     X, y, costs = random_problem
     options = dict(seed=5, n_trees=64, racing=racing, forests=forests)
-    one = fs.forward_paths(X, y, costs, [1.0, 2.5], [0.0, 1.0], n_jobs=1, **options)
-    two = fs.forward_paths(X, y, costs, [1.0, 2.5], [0.0, 1.0], n_jobs=2, **options)
+    one = forward_paths(X, y, costs, [1.0, 2.5], [0.0, 1.0], n_jobs=1, **options)
+    two = forward_paths(X, y, costs, [1.0, 2.5], [0.0, 1.0], n_jobs=2, **options)
     assert one.paths == two.paths
     assert one.errors == two.errors
 
@@ -200,7 +202,7 @@ def test_racing_grows_full_forests_only_for_contenders(rng, forests):
     X = rng.normal(size=(120, 40))
     y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
     costs = np.full(40, 0.5)
-    search = fs.forward_paths(
+    search = forward_paths(
         X, y, costs, [0.5], [1.0], seed=0, n_trees=256, racing=True, forests=forests
     )
     sizes = sorted(trees for features, trees in search.errors if features)
@@ -240,7 +242,7 @@ def test_selector_equals_select(rng):
 
 def test_an_exact_tie_reached_through_rounding_goes_to_the_cheaper_candidate():
     # OOB error 0.5 -> 0.3 at cost 1.0 and 0.5 -> 0.4 at cost 0.5: both BCRs are -0.2 (xi = 1)
-    ratios = step_ratio(np.array([0.3 - 0.5, 0.4 - 0.5]), np.array([1.0, 0.5]), 1.0)
+    ratios = step_ratio(np.array([0.3 - 0.5, 0.4 - 0.5]), np.array([1.0, 0.5]), 1.0, "multiply")
     assert ratios[0] < ratios[1]
     assert fs._best_first(ratios, np.array([1.0, 0.5]), np.array([0, 1]))[0] == 1
 
@@ -258,8 +260,6 @@ def test_a_constant_column_is_never_a_candidate(random_problem, forests):
     X, y, costs = random_problem
     X = X.copy()
     X[:, 2] = 1.5
-    search = fs.forward_paths(
-        X, y, costs, [costs.sum()], [0.0], seed=1, n_trees=20, forests=forests
-    )
+    search = forward_paths(X, y, costs, [costs.sum()], [0.0], seed=1, n_trees=20, forests=forests)
     chosen = features_of(search.paths[0.0, costs.sum()])
     assert sorted(chosen) == [0, 1, 3, 4, 5, 6, 7]

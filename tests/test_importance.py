@@ -4,7 +4,7 @@ import pytest
 from scipy.stats import spearmanr, ttest_ind
 from sklearn.metrics import roc_auc_score
 
-from costfs.importance import auc_scores, permutation_importance
+from costfs.engine.importance import auc_scores, permutation_importance
 
 
 def test_auc_scores_match_scikit_learn(rng):

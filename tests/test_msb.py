@@ -5,9 +5,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from costfs.bcr import BUDGET_TOLERANCE
 from costfs.methods import msb
-from tests.conftest import prepare_method, run_method
+from costfs.methods._bcr import BUDGET_TOLERANCE
+from tests.conftest import declared, prepare_method, run_method
+
+model_schedule = declared("msb", msb.model_schedule)
+model_sequences = declared("msb", msb.model_sequences)
 
 SMALL = {"n_trees": 20, "importance_trees": 20, "l1_path_length": 15}
 
@@ -42,7 +45,7 @@ def test_sequences_run_from_the_full_model_down_to_two_features(rng):
     supports[1, [6, 1]] = True
     supports[2, [6, 1, 4]] = True
     supports[3, [6, 1, 4]] = True  # a repeated support
-    sequences = msb.model_sequences(costs, importances, supports, gamma=0.1, seed=3)
+    sequences = model_sequences(costs, importances, supports, gamma=0.1, seed=3)
     assert list(sequences) == list(msb.SEQUENCES)
     full = tuple(range(7))
     for name in ("cost", "importance", "sampling"):
@@ -61,9 +64,7 @@ def test_sequences_run_from_the_full_model_down_to_two_features(rng):
 def test_importance_sequence_breaks_ties_by_cost():
     costs = np.array([0.2, 0.9, 0.5, 0.4])
     importances = np.array([0.0, 0.0, 0.3, 0.1])
-    sequences = msb.model_sequences(
-        costs, importances, np.zeros((0, 4), dtype=bool), gamma=0.1, seed=0
-    )
+    sequences = model_sequences(costs, importances, np.zeros((0, 4), dtype=bool), gamma=0.1, seed=0)
     # zero importance twice: the expensive feature 1 goes first, then 0, leaving {2, 3}
     assert sequences["importance"] == [(0, 1, 2, 3), (0, 2, 3), (2, 3)]
     assert sequences["cost"] == [(0, 1, 2, 3), (0, 2, 3), (0, 3)]
@@ -75,9 +76,7 @@ def test_one_feature_models_on_request(problem, prepared):
     supports = np.zeros((2, 4), dtype=bool)
     supports[0, [2]] = True
     supports[1, [2, 3]] = True
-    sequences = msb.model_sequences(
-        costs, importances, supports, gamma=0.1, seed=0, min_model_size=1
-    )
+    sequences = model_sequences(costs, importances, supports, gamma=0.1, seed=0, min_model_size=1)
     assert sequences["importance"] == [(0, 1, 2, 3), (0, 2, 3), (2, 3), (2,)]
     assert sequences["cost"][-1] == (0,)
     assert sequences["l1"] == [(0, 1, 2, 3), (2, 3), (2,)]
@@ -100,7 +99,7 @@ def test_sampling_sequence_is_seeded():
     empty = np.zeros((0, 30), dtype=bool)
 
     def sampled(seed):
-        return msb.model_sequences(costs, importances, empty, gamma=0.1, seed=seed)["sampling"]
+        return model_sequences(costs, importances, empty, gamma=0.1, seed=seed)["sampling"]
 
     assert sampled(4) == sampled(4)
     assert sampled(4) != sampled(5)
@@ -146,7 +145,7 @@ def test_pareto_schedule_keeps_only_non_dominated_models(rng):
 
 def test_model_schedule(problem, prepared):
     X, y, costs = problem
-    schedule = msb.model_schedule(X, y, costs, seed=2, prepared=prepared, n_trees=20)
+    schedule = model_schedule(X, y, costs, seed=2, prepared=prepared, n_trees=20)
     assert list(schedule.columns) == msb.SCHEDULE_COLUMNS
     assert_no_entry_dominated(schedule)
     for row in schedule.itertuples():

@@ -2,8 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from costfs.realdata import split_indices, table_to_arrays
-from costfs.validation import DataError
+from costfs.core.validation import DataError
+from costfs.study.realdata import split_indices, table_to_arrays
 
 EXPECTED = {  # rows, features, positives (shared/data/README.md)
     "ada": (4562, 48, 1132),

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
-from costfs.method_docs import replace_block
-from costfs.reproduction_doc import COMMITTED, TABLES, blocks, counts
+from method_docs import replace_block
+from reproduction_doc import COMMITTED, TABLES, blocks, counts
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE_DIR = REPO / "docs" / "reproduction"

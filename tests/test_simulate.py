@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from costfs.simulate import block_correlation, draw_design, draw_samples, truncated_normal
+from costfs.study.simulate import block_correlation, draw_design, draw_samples, truncated_normal
 
 DESIGN = dict(
     n_features=40,

@@ -11,10 +11,10 @@ from sklearn.datasets import load_wine
 
 import costfs
 from costfs import cli
+from costfs.core.validation import DataError
 from costfs.methods import load_method
-from costfs.realdata import costs_from_table
-from costfs.study import Study
-from costfs.validation import DataError
+from costfs.study.plan import Study
+from costfs.study.realdata import costs_from_table
 from tests.test_study import with_defaults
 
 

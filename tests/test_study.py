@@ -1,11 +1,11 @@
-"""The study model a config describes (costfs.study), which the workflow plans from."""
+"""The study model a config describes (costfs.study.plan), which the workflow plans from."""
 
 import pytest
 import yaml
 from snakemake.utils import validate
 
-from costfs.provenance import module_closure
-from costfs.study import Study, StudyError
+from costfs.study.plan import Study, StudyError
+from costfs.study.provenance import module_closure
 from tests.conftest import REPO, SHARED_DATA
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -114,18 +114,26 @@ def test_own_data_keys_are_checked(tmp_path):
 
 
 def test_a_commands_code_covers_the_command_line_layer_and_storage():
-    closure = module_closure(["cli.py", "commands/realdata.py"])
-    assert {"cli.py", "commands/__init__.py", "commands/realdata.py", "storage.py"} <= set(closure)
-    assert "realdata.py" in closure
+    closure = module_closure(["cli/__init__.py", "cli/stages/realdata.py"])
+    assert {
+        "__init__.py",
+        "cli/__init__.py",
+        "cli/arguments.py",
+        "cli/stages/__init__.py",
+        "cli/stages/realdata.py",
+        "cli/storage.py",
+        "core/__init__.py",
+    } <= set(closure)
+    assert "study/realdata.py" in closure
     # a command's code is its own: another stage's modules are not in it
-    assert not {"commands/figures.py", "figures.py", "simulate.py"} & set(closure)
-    methods = module_closure(["cli.py", "commands/methods.py", "methods/auc.py"])
+    assert not {"cli/stages/figures.py", "study/figures.py", "study/simulate.py"} & set(closure)
+    methods = module_closure(["cli/__init__.py", "cli/stages/selection.py", "methods/auc.py"])
     assert "methods/auc.py" in methods and "methods/sts.py" not in methods
 
 
 def test_figure_outputs_follow_the_problem_kinds_and_resolve():
-    from costfs import figures
-    from costfs.figure_outputs import FIGURE_OUTPUTS
+    from costfs.study import figures
+    from costfs.study.figure_outputs import FIGURE_OUTPUTS
 
     everything = [output.name for output in Study(tiny()).figure_outputs()]
     assert everything == [output.name for output in FIGURE_OUTPUTS]

@@ -253,7 +253,7 @@ def test_editing_one_method_reruns_only_that_method(study):
 
 
 def test_editing_the_data_loading_command_reruns_the_jobs_that_load_data(study):
-    jobs = jobs_after_editing(study.parent, "src/costfs/commands/realdata.py")
+    jobs = jobs_after_editing(study.parent, "src/costfs/cli/stages/realdata.py")
     assert jobs["load_real_dataset"] == 1 and jobs["split_real_data"] == 2
     assert not any(rule.startswith("simulate") for rule in jobs)
 
@@ -274,7 +274,7 @@ def test_a_selection_parameter_reruns_selections_but_not_the_cost_free_work(stud
 
 
 def test_editing_a_shared_module_reruns_its_users_but_not_the_data(study):
-    jobs = jobs_after_editing(study.parent, "src/costfs/bcr.py")
+    jobs = jobs_after_editing(study.parent, "src/costfs/methods/_bcr.py")
     assert not any(rule.startswith(("simulate", "split", "load", "draw")) for rule in jobs)
     assert jobs["select_features"] >= 20  # at least auc and pfi, which fill by the BCR
 

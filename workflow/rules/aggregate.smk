@@ -28,7 +28,7 @@ rule aggregate_results:
             "--out-timings",
             output.timings,
         ],
-        code=code_version("commands/aggregate.py"),
+        code=stage_code("aggregate"),
     script:
         # In-process: its input lists are too long for a command line (run_costfs.py).
         "../scripts/run_costfs.py"
@@ -51,7 +51,7 @@ rule tabulate_findings:
             f"--out {name}={path}" for name, path in output.items()
         ),
         design=lambda wildcards, input: (f"--design {input.design}" if input.get("design") else ""),
-        code=code_version("commands/aggregate.py"),
+        code=stage_code("aggregate"),
     shell:
         "costfs tabulate-findings --runs {input.runs} --timings {input.timings}"
         " {params.design} --n-rep {params.n_rep} --strategies {params.strategies}"
@@ -73,7 +73,7 @@ rule describe_problems:
             f" {input[name + '_costs']}"
             for name in PROBLEMS
         ),
-        code=code_version("commands/aggregate.py"),
+        code=stage_code("aggregate"),
     shell:
         "costfs describe-problems {params.problems} --out {output} 2> {log}"
 
@@ -103,6 +103,6 @@ rule collect_schedules:
             "--out",
             output[0],
         ],
-        code=lambda wildcards: method_code("aggregate", wildcards.method),
+        code=lambda wildcards: stage_code("aggregate", wildcards.method),
     script:
         "../scripts/run_costfs.py"

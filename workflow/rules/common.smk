@@ -9,15 +9,16 @@ from snakemake.utils import validate
 
 import yaml
 
-from costfs.config import ConfigError, check_config
-from costfs.findings import TABLES as FINDING_TABLES
+from costfs.study.config import ConfigError, check_config
+from costfs.study.findings import TABLES as FINDING_TABLES
 from costfs.methods import load_method, method_names
-from costfs.provenance import code_version as package_code_version
-from costfs.study import Study, StudyError
+from costfs.study.plan import Study, StudyError
+from costfs.study.provenance import code_version
 
-# workflow.basedir is this workflow's directory (`workflow/`, where its Snakefile is).
-SCHEMA = Path(workflow.basedir) / "schemas" / "config.schema.yaml"
-SOURCE = Path(workflow.basedir).parent / "src" / "costfs"
+# workflow.current_basedir is this file's directory (`workflow/rules/`), whichever Snakefile
+# includes it (the top-level one or `workflow/Snakefile`).
+SCHEMA = Path(workflow.current_basedir).parent / "schemas" / "config.schema.yaml"
+SOURCE = Path(workflow.current_basedir).parents[1] / "src" / "costfs"
 try:
     check_config(config, yaml.safe_load(SCHEMA.read_text()))
 except ConfigError as error:
@@ -51,18 +52,19 @@ wildcard_constraints:
 
 
 @functools.cache
-def code_version(*modules):
-    """Hash of the code a rule's command runs: the command-line entry point, the modules named
-    (a `commands/<stage>.py` and what it calls by name, such as a method) and every package
-    module they import, read from this workflow's own source tree. A param of every rule, so
-    that editing a module reruns the jobs that run it and nothing else (Snakemake does not
-    follow Python imports). Cached: the sources do not change while Snakemake plans, and
-    parsing them again for each of thousands of jobs took most of a large study's planning."""
-    return package_code_version("cli.py", *modules, root=SOURCE)
-
-
-def method_code(command, method):
-    return code_version(f"commands/{command}.py", f"methods/{method}.py")
+def stage_code(stage, *methods):
+    """Hash of the code a rule's command runs: the command-line entry point, the stage's module
+    `costfs/cli/stages/<stage>.py`, the `methods` it calls by name and every package module
+    they import, read from this workflow's own source tree. A param of every rule, so that
+    editing a module reruns the jobs that run it and nothing else (Snakemake does not follow
+    Python imports). Cached: the sources do not change while Snakemake plans, and parsing them
+    again for each of thousands of jobs took most of a large study's planning."""
+    return code_version(
+        "cli/__init__.py",
+        f"cli/stages/{stage}.py",
+        *(f"methods/{method}.py" for method in methods),
+        root=SOURCE,
+    )
 
 
 def as_json(value):
@@ -196,7 +198,7 @@ def figure_inputs():
 
 
 def figure_outputs():
-    """Output name -> path, with its report caption (`costfs.figure_outputs`)."""
+    """Output name -> path, with its report caption (`costfs.study.figure_outputs`)."""
     outputs = {}
     for output in STUDY.figure_outputs():
         path = f"results/figures/{output.path}"

@@ -22,7 +22,7 @@ rule simulate_design:
                 )
             }
         ),
-        code=code_version("commands/simulate.py"),
+        code=stage_code("simulate"),
     shell:
         "costfs simulate-design --study-seed {params.seed} --simulation {params.simulation:q}"
         " --out {output} 2> {log}"
@@ -40,7 +40,7 @@ rule simulate_training_data:
     params:
         seed=config["seed"],
         n_rows=SIMULATION["n_train"],
-        code=code_version("commands/simulate.py"),
+        code=stage_code("simulate"),
     shell:
         "costfs simulate-data --study-seed {params.seed} --design {input.design}"
         " --data-type {wildcards.data_type} --part train-{wildcards.rep} --n-rows {params.n_rows}"
@@ -59,7 +59,7 @@ rule simulate_test_data:
     params:
         seed=config["seed"],
         n_rows=SIMULATION["n_test"],
-        code=code_version("commands/simulate.py"),
+        code=stage_code("simulate"),
     shell:
         "costfs simulate-data --study-seed {params.seed} --design {input.design}"
         " --data-type {wildcards.data_type} --part test --n-rows {params.n_rows}"
@@ -78,7 +78,7 @@ rule load_real_dataset:
             {**REAL["datasets"][wildcards.dataset], "openml_cache": REAL["openml_cache"]}
         ),
         data_dir=f"--data-dir {shlex.quote(REAL['data_dir'])}" if REAL["data_dir"] else "",
-        code=code_version("commands/realdata.py"),
+        code=stage_code("realdata"),
     shell:
         "costfs load-dataset --name {wildcards.dataset} --source {params.source:q}"
         " {params.data_dir} --out {output} 2> {log}"
@@ -97,7 +97,7 @@ rule split_real_data:
     params:
         seed=config["seed"],
         train_fraction=REAL["train_fraction"],
-        code=code_version("commands/realdata.py"),
+        code=stage_code("realdata"),
     shell:
         "costfs split-data --study-seed {params.seed} --dataset {input} --name {wildcards.dataset}"
         " --rep {wildcards.rep} --train-fraction {params.train_fraction}"
@@ -116,7 +116,7 @@ rule draw_costs:
     params:
         seed=config["seed"],
         arguments=cost_arguments,
-        code=code_version("commands/costs.py"),
+        code=stage_code("costs"),
     shell:
         "costfs draw-costs --study-seed {params.seed} --problem {wildcards.problem}"
         " {params.arguments} --out {output} 2> {log}"

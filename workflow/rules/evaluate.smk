@@ -16,7 +16,7 @@ rule evaluate_selection:
         n_trees=config["evaluation"]["n_trees"],
         engine=config["engine"],
         # The method's own hook (e.g. BudgetRF's ensemble on the test rows) runs here too.
-        code=lambda wildcards: method_code("evaluate", wildcards.method),
+        code=lambda wildcards: stage_code("evaluate", wildcards.method),
     shell:
         "costfs evaluate --study-seed {params.seed} --method {wildcards.method}"
         " --problem {wildcards.problem} {params.problem} --selections {input.selections}"

@@ -10,6 +10,6 @@ rule plot_figures:
     params:
         arguments=figure_arguments,
         # The figures draw every method in the colour its file declares.
-        code=code_version("commands/figures.py", *(f"methods/{m}.py" for m in method_names())),
+        code=stage_code("figures", *method_names()),
     shell:
         "costfs figures {params.arguments} 2> {log}"

@@ -1,18 +1,26 @@
-"""The methods: one module per method, each with one `costfs.method.Method` subclass.
+"""The methods: one module per method, each with one `Method` subclass, and the contract they
+share in the private modules beside them (as in scikit-learn's `feature_selection`):
 
-A module's name is its method's name; discovery lists the modules of this package, so adding
-a method is adding its file.
+- `_base`: `Method`, the declaration of a method's parameters and hyperparameter, and the
+  `Selection` it returns;
+- `_selector`: the scikit-learn selector every method gets from its declaration;
+- `_bcr`: the benefit-cost ratio and filling a budget from a ranking.
+
+A module's name is its method's name; discovery lists the public modules of this package, so
+adding a method is adding its file.
 """
 
 import importlib
 import pkgutil
 from functools import cache
 
-from costfs.method import Method
+from costfs.methods._base import Method
 
 
 def method_names() -> list[str]:
-    return sorted(info.name for info in pkgutil.iter_modules(__path__))
+    return sorted(
+        info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")
+    )
 
 
 @cache

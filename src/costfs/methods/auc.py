@@ -1,8 +1,8 @@
 """AUC filter (RF paper, section 2.2): rank by 2|AUC - 0.5| / c^xi, fill the budget."""
 
-from costfs.bcr import filter_selections
-from costfs.importance import auc_scores
-from costfs.method import XI, Method, Selection
+from costfs.engine.importance import auc_scores
+from costfs.methods._base import XI, Method, Selection
+from costfs.methods._bcr import filter_selections
 
 
 class AUCFiltering(Method):

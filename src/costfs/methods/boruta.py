@@ -3,10 +3,10 @@ to the budget.
 
 Boruta runs through the `boruta` package (BorutaPy, 0.4), which works with numpy 2 and current
 scikit-learn. Its importance model is a Random Forest of the project's engine
-(`costfs.forest`, scikit-learn-intelex where it installs: same API, about 3x faster here) with
-Gini importances, `max_depth` 5 (BorutaPy's advice: 3-7) and BorutaPy's rule for the number of
-trees (`n_estimators="auto"`) unless given. The FeatBoost paper ran Boruta on XGBoost instead;
-this project keeps Boruta's own Random Forest.
+(`costfs.engine.forest`, scikit-learn-intelex where it installs: same API, about 3x faster here)
+with Gini importances, `max_depth` 5 (BorutaPy's advice: 3-7) and BorutaPy's rule for the number of
+trees (`n_estimators="auto"`) unless given. The FeatBoost paper ran Boruta on XGBoost instead; this
+project keeps Boruta's own Random Forest.
 
 Ranking: by BorutaPy's decision — confirmed (`support_`), then tentative (`support_weak_`: the
 tentative features its rough fix keeps), then rejected — and within each group by the median
@@ -19,11 +19,11 @@ cost-free: `prepare` runs Boruta once per data set.
 
 import numpy as np
 
-from costfs.bcr import ranking_selections
-from costfs.costs import FeatureCosts
-from costfs.extras import import_optional
-from costfs.forest import ENGINES, random_forest
-from costfs.method import Method, Parameter, Selection, choice, integer, number, or_value
+from costfs.core.costs import FeatureCosts
+from costfs.core.extras import import_optional
+from costfs.engine.forest import ENGINES, random_forest
+from costfs.methods._base import Method, Parameter, Selection, choice, integer, number, or_value
+from costfs.methods._bcr import ranking_selections
 
 CONFIRMED, TENTATIVE, REJECTED = 0, 1, 2
 KEEP = {"confirmed": CONFIRMED, "tentative": TENTATIVE, "all": REJECTED}
@@ -35,10 +35,10 @@ def boruta_decisions(
     y: np.ndarray,
     *,
     seed: int,
-    max_iter: int = 100,
-    max_depth: int = 5,
-    n_estimators: int | str = "auto",
-    alpha: float = 0.05,
+    max_iter: int,
+    max_depth: int,
+    n_estimators: int | str,
+    alpha: float,
     n_jobs: int = 1,
     engine: str = "auto",
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -68,12 +68,6 @@ def boruta_decisions(
     return decisions, importance
 
 
-def check_keep(keep: str) -> int:
-    if keep not in KEEP:
-        raise ValueError(f"keep must be one of {tuple(KEEP)}, got {keep!r}")
-    return KEEP[keep]
-
-
 def boruta_order(
     decisions: np.ndarray, importance: np.ndarray, costs: np.ndarray, keep: str
 ) -> np.ndarray:
@@ -81,7 +75,7 @@ def boruta_order(
     whose decision is at least as good as `keep` allows."""
     standalone = FeatureCosts.of(costs).standalone()
     order = np.lexsort((np.arange(decisions.size), standalone, -importance, decisions))
-    return order[decisions[order] <= check_keep(keep)]
+    return order[decisions[order] <= KEEP[keep]]
 
 
 class Boruta(Method):

@@ -36,20 +36,21 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from costfs.bcr import BUDGET_TOLERANCE, ratio_ranks
-from costfs.costs import FeatureCosts
-from costfs.forest import class_count, majority_class
-from costfs.method import (
+from costfs.core.costs import FeatureCosts
+from costfs.core.progress import progress_bar
+from costfs.core.seeds import derive_seed
+from costfs.engine.forest import class_count, majority_class
+from costfs.methods._base import (
     Hyperparameter,
     Method,
     Parameter,
     Selection,
     boolean,
     integer,
+    number,
     numbers,
 )
-from costfs.progress import progress_bar
-from costfs.seeds import derive_seed
+from costfs.methods._bcr import BUDGET_TOLERANCE, ratio_ranks
 
 LEAF = -1
 """`feature` of a leaf node."""
@@ -202,9 +203,9 @@ def grow_greedy_tree(
     costs: np.ndarray,
     *,
     alpha: float,
-    cost_exponent: float = 1.0,
-    min_leaf: int = 1,
-    paid_features_free: bool = False,
+    cost_exponent: float,
+    min_leaf: int,
+    paid_features_free: bool,
     ledger: BudgetLedger | None = None,
     tie_label: int = 0,
 ) -> GreedyTree:
@@ -333,11 +334,11 @@ def grow_budget_forest(
     *,
     budget: float,
     seed: int,
-    cost_exponent: float = 1.0,
-    hard_budget: bool = True,
-    n_trees_max: int = 40,
-    min_leaf: int = 1,
-    paid_features_free: bool = False,
+    cost_exponent: float,
+    hard_budget: bool,
+    n_trees_max: int,
+    min_leaf: int,
+    paid_features_free: bool,
     sorted_columns: SortedColumns | None = None,
 ) -> BudgetForest:
     """Trees for one (alpha, cost exponent) within `budget`: grown within what is left of it
@@ -406,11 +407,11 @@ def grow_budget_forests(
     alphas: Sequence[float],
     *,
     seed: int,
-    cost_exponents: Sequence[float] = (1.0,),
-    hard_budget: bool = True,
-    n_trees_max: int = 40,
-    min_leaf: int = 1,
-    paid_features_free: bool = False,
+    cost_exponents: Sequence[float],
+    hard_budget: bool,
+    n_trees_max: int,
+    min_leaf: int,
+    paid_features_free: bool,
     n_jobs: int = 1,
 ) -> dict[tuple[float, float, float], tuple[BudgetForest, int]]:
     """(alpha, cost exponent, budget) -> (forest, number of its leading trees the budget takes),
@@ -563,6 +564,7 @@ class BudgetRF(Method):
     )
     hyperparameter = Hyperparameter(
         "alpha",
+        number(minimum=0),
         default=0.0,
         help="threshold of the Pairs impurity, in class counts: larger alpha gives shallower, "
         "cheaper trees",

@@ -35,10 +35,10 @@ Decisions where the paper is silent or ambiguous:
 - Ties in the choice go to the lower added cost, then the better-ranked candidate.
 
 Budget and costs. Only affordable features are candidates: the top m of the ranking among the
-features whose cost fits the remaining budget (`costfs.bcr.BUDGET_TOLERANCE`) and the selected
-ones (which stay in the ranking, so that "selected twice" can stop the search). The search also
-stops when no unselected feature is affordable. The choice maximises the accuracy gain over
-c_j^xi (times c_j^xi for a gain <= 0, as `costfs.bcr.step_ratio`); xi = 0 is the original
+features whose cost fits the remaining budget (`costfs.methods._bcr.BUDGET_TOLERANCE`) and the
+selected ones (which stay in the ranking, so that "selected twice" can stop the search). The search
+also stops when no unselected feature is affordable. The choice maximises the accuracy gain over
+c_j^xi (times c_j^xi for a gain <= 0, as `costfs.methods._bcr.step_ratio`); xi = 0 is the original
 choice. A selected feature scores 0. The method keeps its own stopping rule, so a selection may
 leave budget unused: records carry `unused_budget` and `resets`.
 
@@ -58,13 +58,18 @@ from scipy.special import logsumexp
 from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import StandardScaler
 
-from costfs.bcr import BUDGET_TOLERANCE, ratio_ranks, step_ratio
-from costfs.costs import FeatureCosts
-from costfs.forest import class_count
-from costfs.method import XI, Method, Parameter, Selection, choice, integer, number, or_null
-from costfs.methods.xgb_fs import XGBOOST_PARAMETERS, xgboost_classifier, xgboost_importance
-from costfs.seeds import derive_seed
-from costfs.validation import DataError
+from costfs.core.costs import FeatureCosts
+from costfs.core.seeds import derive_seed
+from costfs.core.validation import DataError
+from costfs.engine.forest import class_count
+from costfs.methods._base import XI, Method, Parameter, Selection, choice, integer, number, or_null
+from costfs.methods._bcr import BUDGET_TOLERANCE, ratio_ranks, step_ratio
+from costfs.methods._xgboost import (
+    XGBOOST_PARAMETERS,
+    GainImportancePreparation,
+    xgboost_classifier,
+    xgboost_importance,
+)
 
 EVALUATORS = ("knn", "xgboost")
 RESET_RULES = ("once", "rearm")
@@ -96,18 +101,16 @@ class FeatBoostModels:
         y: np.ndarray,
         *,
         seed: int,
-        n_folds: int = 3,
-        evaluator: str = "knn",
-        n_neighbors: int = 5,
-        n_estimators: int = 100,
-        max_depth: int = 20,
-        learning_rate: float = 0.1,
-        max_bin: int = 256,
+        n_folds: int,
+        evaluator: str,
+        n_neighbors: int,
+        n_estimators: int,
+        max_depth: int,
+        learning_rate: float,
+        max_bin: int,
         n_jobs: int = 1,
         equal_weight_importance: np.ndarray | None = None,
     ):
-        if evaluator not in EVALUATORS:
-            raise ValueError(f"evaluator must be one of {EVALUATORS}, got {evaluator!r}")
         self.X = np.asarray(X, dtype=float)
         self.y = np.unique(y, return_inverse=True)[1]
         self.n_classes = class_count(self.y)
@@ -259,10 +262,10 @@ def featboost_path(
     budget: float,
     xi: float,
     *,
-    n_candidates: int = 50,
-    epsilon: float = 1e-18,
-    max_features_selected: int | None = 100,
-    reset_rule: str = "once",
+    n_candidates: int,
+    epsilon: float,
+    max_features_selected: int | None,
+    reset_rule: str,
 ) -> FeatBoostPath:
     """Algorithm 1 of the paper with budget and cost-sensitive choice (see the module doc)."""
     feature_costs = FeatureCosts.of(costs)
@@ -292,7 +295,7 @@ def featboost_path(
         gains = np.zeros(candidates.size)
         gains[is_new] = models.accuracies(tuple(selected), candidates[is_new]) - accuracy
         scores = np.zeros(candidates.size)
-        scores[is_new] = -step_ratio(-gains[is_new], added_costs[is_new], xi)
+        scores[is_new] = -step_ratio(-gains[is_new], added_costs[is_new], xi, "multiply")
         best = np.lexsort((np.arange(candidates.size), added_costs, ratio_ranks(-scores)))[0]
         if is_new[best] and gains[best] > epsilon:
             selected.append(int(candidates[best]))
@@ -313,7 +316,7 @@ def featboost_path(
     return FeatBoostPath(tuple(selected), spent, accuracy, resets, stop)
 
 
-class FeatBoost(Method):
+class FeatBoost(GainImportancePreparation, Method):
     summary = (
         "FeatBoost (Alsahaf et al.): XGBoost ranking on re-weighted rows, top-m affordable "
         "candidates scored by 3-fold CV (k-NN) with the selected set, softmax re-weighting, "
@@ -356,23 +359,6 @@ class FeatBoost(Method):
     )
     colour = "#56B4E9"
 
-    def prepare(
-        self, X, y, *, seed, n_jobs, engine, n_estimators, max_depth, learning_rate, max_bin
-    ):
-        """H1's importances with equal weights (the first ranking of every path and the
-        ranking after a reset)."""
-        importance = xgboost_importance(
-            X,
-            y,
-            n_estimators=n_estimators,
-            max_depth=max_depth,
-            learning_rate=learning_rate,
-            max_bin=max_bin,
-            seed=seed,
-            n_jobs=n_jobs,
-        )
-        return {"equal_weight_importance": importance}
-
     def select(
         self,
         X,
@@ -411,7 +397,7 @@ class FeatBoost(Method):
             learning_rate=learning_rate,
             max_bin=max_bin,
             n_jobs=n_jobs,
-            equal_weight_importance=prepared["equal_weight_importance"],
+            equal_weight_importance=prepared["scores"],
         )
         records = []
         for xi in grid:

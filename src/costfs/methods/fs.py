@@ -1,8 +1,8 @@
 """Random Forest forward selection (RF paper, section 2.4) under a budget.
 
 Each step grows a forest on S + {j} for every feature j that still fits the budget and adds the
-one with the smallest BCR (OOB error change over c_j^xi, `costfs.bcr.step_ratio`); ties go to
-the lower cost, then the lower index. S starts empty, with the training majority class's error,
+one with the smallest BCR (OOB error change over c_j^xi, `costfs.methods._bcr.step_ratio`); ties go
+to the lower cost, then the lower index. S starts empty, with the training majority class's error,
 and grows until no feature fits (no early stopping). A column constant on the training rows is
 never a candidate: no tree can split on it, and by chance its forest (the majority vote of the
 bootstrap samples) can beat a weak feature's.
@@ -10,7 +10,7 @@ bootstrap samples) can beat a weak feature's.
 Sharing work. A set's OOB error depends on the set only, under either kind of `forests`:
 - "per_set": each set's forest is seeded from (seed, sorted set) and grown on the forest
   engine (oneDAL where it installs);
-- "common" (the default; common random numbers, `costfs.trees.CommonRandomForests`): tree t
+- "common" (the default; common random numbers, `costfs.engine.trees.CommonRandomForests`): tree t
   of every set's forest is grown from the run's t-th seed, on the same bootstrap sample, with
   the numba trees. Two candidates' errors then differ by their columns, not by their draws,
   and a forest of n trees is the first n trees of a larger one, so racing's small forests are
@@ -46,17 +46,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from costfs.bcr import (
-    BUDGET_TOLERANCE,
-    POSITIVE_DELTA_RULES,
-    RATIO_TOLERANCE,
-    ratio_ranks,
-    step_ratio,
-)
-from costfs.costs import FeatureCosts
-from costfs.forest import ENGINES, majority_class, oob_errors
-from costfs.method import (
-    POSITIVE_DELTA,
+from costfs.core.costs import FeatureCosts
+from costfs.core.progress import progress_bar
+from costfs.core.seeds import derive_seed
+from costfs.engine.forest import ENGINES, majority_class, oob_errors
+from costfs.methods._base import (
     XI,
     Method,
     Parameter,
@@ -65,8 +59,13 @@ from costfs.method import (
     choice,
     integer,
 )
-from costfs.progress import progress_bar
-from costfs.seeds import derive_seed
+from costfs.methods._bcr import (
+    BUDGET_TOLERANCE,
+    POSITIVE_DELTA,
+    RATIO_TOLERANCE,
+    ratio_ranks,
+    step_ratio,
+)
 
 RACING_ETA = 4
 """Each racing level grows RACING_ETA x the trees of the one before."""
@@ -247,22 +246,16 @@ def forward_paths(
     grid: Sequence[float],
     *,
     seed: int,
-    n_trees: int = 500,
-    racing: bool = True,
-    forests: str = "common",
-    positive_delta: str = "multiply",
+    n_trees: int,
+    racing: bool,
+    forests: str,
+    positive_delta: str,
     n_jobs: int = 1,
     engine: str = "auto",
 ) -> ForwardSearch:
     """The forward steps of every (xi in grid, budget) path, grown through one memo; `forests`
     is "per_set" (each set's forest seeded from the set, on the forest `engine`) or "common"
-    (`costfs.trees.CommonRandomForests`, seeded from the run)."""
-    if positive_delta not in POSITIVE_DELTA_RULES:
-        raise ValueError(
-            f"positive_delta must be one of {POSITIVE_DELTA_RULES}, got {positive_delta!r}"
-        )
-    if forests not in FORESTS:
-        raise ValueError(f"forests must be one of {FORESTS}, got {forests!r}")
+    (`costfs.engine.trees.CommonRandomForests`, seeded from the run)."""
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
     costs = FeatureCosts.of(costs)
@@ -272,7 +265,7 @@ def forward_paths(
     constant = np.ptp(X, axis=0) == 0 if X.shape[0] else np.zeros(X.shape[1], dtype=bool)
     search = ForwardSearch(errors={((), trees): empty_error for trees in levels})
     if forests == "common":
-        from costfs.trees import CommonRandomForests
+        from costfs.engine.trees import CommonRandomForests
 
         common = CommonRandomForests(X, y, seed=derive_seed(seed, "fs", "common"), n_jobs=n_jobs)
 

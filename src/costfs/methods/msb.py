@@ -7,7 +7,7 @@ Four nested model sequences run from the full model down to two features (the pa
   a model's cost is that of its set (each group's shared cost once);
 - `importance`: drop the least important feature (ties: the more expensive, then the lower
   index); importance is the OOB permutation importance of one Random Forest on all features
-  (`costfs.importance.permutation_importance`, as the paper's "permutation accuracy");
+  (`costfs.engine.importance.permutation_importance`, as the paper's "permutation accuracy");
 - `sampling`: drop a feature drawn with probability proportional to 1 / (I_j / c_j)^gamma, the
   inverse of the paper's normalised importance (seeded); importances clipped at 0 are raised
   to half the smallest positive importance, so that a zero-importance feature is the likeliest
@@ -42,12 +42,12 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import l1_min_c
 from sklearn.utils.fixes import parse_version
 
-from costfs.bcr import BUDGET_TOLERANCE
-from costfs.costs import FeatureCosts
-from costfs.forest import ENGINES, class_count, oob_errors
-from costfs.importance import IMPORTANCE_ENGINES, permutation_importance
-from costfs.method import Method, Parameter, Selection, boolean, integer, number
-from costfs.seeds import derive_seed
+from costfs.core.costs import FeatureCosts
+from costfs.core.seeds import derive_seed
+from costfs.engine.forest import ENGINES, class_count, oob_errors
+from costfs.engine.importance import IMPORTANCE_ENGINES, permutation_importance
+from costfs.methods._base import Method, Parameter, Selection, boolean, integer, number
+from costfs.methods._bcr import BUDGET_TOLERANCE
 
 SEQUENCES = ("cost", "importance", "sampling", "l1")
 
@@ -97,8 +97,8 @@ def cost_free_parts(
     y: np.ndarray,
     *,
     seed: int,
-    importance_trees: int = 500,
-    l1_path_length: int = 100,
+    importance_trees: int,
+    l1_path_length: int,
     n_jobs: int = 1,
     engine: str = "sklearn",
 ) -> dict:
@@ -136,7 +136,7 @@ def model_sequences(
     *,
     gamma: float,
     seed: int,
-    min_model_size: int = 2,
+    min_model_size: int,
 ) -> dict[str, list[tuple[int, ...]]]:
     """The four sequences of models (sorted feature tuples), each starting at the full model
     and keeping at least `min_model_size` features; `l1_supports` in order of increasing C
@@ -179,9 +179,9 @@ def model_schedule(
     *,
     seed: int,
     prepared: Mapping[str, np.ndarray],
-    n_trees: int = 200,
-    gamma: float = 0.1,
-    min_model_size: int = 2,
+    n_trees: int,
+    gamma: float,
+    min_model_size: int,
     max_cost: float = math.inf,
     n_jobs: int = 1,
     engine: str = "auto",

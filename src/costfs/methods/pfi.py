@@ -1,8 +1,8 @@
 """Permutation-importance filter (RF paper, section 2.3): rank by pFI / c^xi, fill the budget."""
 
-from costfs.bcr import filter_selections
-from costfs.importance import IMPORTANCE_ENGINES, permutation_importance
-from costfs.method import XI, Method, Parameter, Selection, integer
+from costfs.engine.importance import IMPORTANCE_ENGINES, permutation_importance
+from costfs.methods._base import XI, Method, Parameter, Selection, integer
+from costfs.methods._bcr import filter_selections
 
 
 class PermutationImportanceFiltering(Method):

@@ -7,8 +7,8 @@ constraint), so a method worth its cost beats it at every budget.
 
 import numpy as np
 
-from costfs.bcr import ranking_selections
-from costfs.method import Method, Selection
+from costfs.methods._base import Method, Selection
+from costfs.methods._bcr import ranking_selections
 
 
 class RandomFill(Method):

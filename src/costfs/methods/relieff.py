@@ -11,18 +11,18 @@ only features scoring at least the mean score are eligible, walked by decreasing
 
 import numpy as np
 
-from costfs.extras import import_optional
-from costfs.forest import class_count
-from costfs.method import Method, Parameter, integer
-from costfs.methods.xgb_fs import THRESHOLD, thresholded_selection
+from costfs.core.extras import import_optional
+from costfs.engine.forest import class_count
+from costfs.methods._base import Method, Parameter, integer
+from costfs.methods._bcr import THRESHOLD, thresholded_selection
 
 
 def relieff_scores(
     X: np.ndarray,
     y: np.ndarray,
     *,
-    n_neighbors: int = 10,
-    categorical_threshold: int = 10,
+    n_neighbors: int,
+    categorical_threshold: int,
     n_jobs: int = 1,
 ) -> np.ndarray:
     """ReliefF weight of every column (larger: separates the classes of near rows better)."""

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from costfs.bcr import BUDGET_TOLERANCE, POSITIVE_DELTA_RULES, ratio_ranks, step_ratio
-from costfs.costs import NO_GROUP, FeatureCosts
-from costfs.forest import TREE_ENGINES, class_count, default_mtry
-from costfs.method import (
-    POSITIVE_DELTA,
+from costfs.core.costs import NO_GROUP, FeatureCosts
+from costfs.core.seeds import derive_seed
+from costfs.engine.forest import IN_BAG, TREE_ENGINES, class_count, default_mtry
+from costfs.engine.trees import features_and_oob_votes
+from costfs.methods._base import (
     XI,
     Method,
     Parameter,
@@ -26,8 +26,12 @@ from costfs.method import (
     integer,
     positive_integers,
 )
-from costfs.seeds import derive_seed
-from costfs.trees import IN_BAG, features_and_oob_votes
+from costfs.methods._bcr import (
+    BUDGET_TOLERANCE,
+    POSITIVE_DELTA,
+    ratio_ranks,
+    step_ratio,
+)
 
 
 def empty_ensemble_error(n_classes: int) -> float:
@@ -70,8 +74,8 @@ def base_ensemble(
     y: np.ndarray,
     *,
     seed: int,
-    depths=(1, 2, 3),
-    trees_per_depth: int = 500,
+    depths,
+    trees_per_depth: int,
     n_jobs: int = 1,
     engine: str = "numba",
 ) -> dict[str, np.ndarray]:
@@ -79,7 +83,7 @@ def base_ensemble(
     forest of `trees_per_depth` trees of depth d (mtry = floor(sqrt(p))), all bootstrapped.
 
     Trees are ordered by `depths`, then by their index within the depth; `engine` is one of
-    `costfs.trees.TREE_ENGINES`. The result does not depend on `n_jobs`.
+    `costfs.engine.trees.TREE_ENGINES`. The result does not depend on `n_jobs`.
     """
     X = np.asarray(X, dtype=float)
     n_features = X.shape[1]
@@ -324,20 +328,13 @@ def _single_threaded_blas():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def _check_positive_delta(positive_delta: str) -> None:
-    if positive_delta not in POSITIVE_DELTA_RULES:
-        raise ValueError(
-            f"positive_delta must be one of {POSITIVE_DELTA_RULES}, got {positive_delta!r}"
-        )
-
-
 def selection_paths(
     prepared: dict[str, np.ndarray],
     y: np.ndarray,
     costs: np.ndarray,
     budgets: list[float],
     grid: list[float],
-    positive_delta: str = "multiply",
+    positive_delta: str,
 ) -> list[list[list[Step]]]:
     """The greedy forward tree selection (RF paper, section 2.1.2): `paths[i][j]` is the path
     for `grid[i]` (xi) and `budgets[j]`.
@@ -346,7 +343,6 @@ def selection_paths(
     MMCE, Δc = cost of the tree's unpaid features) among those that fit the remaining budget,
     then drops the candidates that became cost-free; the path ends when no candidate fits.
     """
-    _check_positive_delta(positive_delta)
     candidates = _Candidates(prepared, y, costs)
     budget_array = np.asarray(budgets, dtype=float)
     with _single_threaded_blas():
@@ -364,7 +360,7 @@ def ensemble_selections(
     costs: np.ndarray,
     budgets: list[float],
     grid: list[float],
-    positive_delta: str = "multiply",
+    positive_delta: str,
 ) -> list[dict]:
     """The selection of every (xi, budget) from a prepared tree ensemble: a `select`'s records."""
     paths = selection_paths(prepared, y, costs, budgets, grid, positive_delta)
@@ -375,7 +371,15 @@ def ensemble_selections(
     ]
 
 
-class ShallowTreeSelection(Method):
+class TreeEnsembleSelection:
+    """`select` of the methods that choose trees from a prepared ensemble (`prepare` returns
+    `pack_ensemble`'s arrays): STS and its feature-limited variant."""
+
+    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine, positive_delta):
+        return Selection(ensemble_selections(prepared, y, costs, budgets, grid, positive_delta))
+
+
+class ShallowTreeSelection(TreeEnsembleSelection, Method):
     summary = (
         "Shallow Tree Selection: greedy forward selection of trees from a base ensemble of "
         "stumps and depth-2/3 forests by ΔOOB-MMCE / Δc^ξ; the union of the chosen trees' "
@@ -394,7 +398,7 @@ class ShallowTreeSelection(Method):
         Parameter("trees_per_depth", integer(), 500, "trees per depth d ≥ 2", stage="prepare"),
         POSITIVE_DELTA,
     )
-    # Depth-limited trees on explicit bootstrap samples (`costfs.trees`).
+    # Depth-limited trees on explicit bootstrap samples (`costfs.engine.trees`).
     engines = TREE_ENGINES
     colour = "#009E73"
 
@@ -408,9 +412,6 @@ class ShallowTreeSelection(Method):
             n_jobs=n_jobs,
             engine=engine,
         )
-
-    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine, positive_delta):
-        return Selection(ensemble_selections(prepared, y, costs, budgets, grid, positive_delta))
 
 
 ShallowTreeSelector = ShallowTreeSelection.selector("ShallowTreeSelector")

@@ -20,23 +20,21 @@ from collections import deque
 import numpy as np
 from joblib import Parallel, delayed
 
-from costfs.forest import default_mtry
-from costfs.method import (
-    POSITIVE_DELTA,
+from costfs.core.seeds import derive_seed
+from costfs.engine.forest import IN_BAG, default_mtry
+from costfs.methods._base import (
     XI,
     Method,
     Parameter,
-    Selection,
     integer,
     positive_integers,
 )
+from costfs.methods._bcr import POSITIVE_DELTA
 from costfs.methods.sts import (
-    IN_BAG,
+    TreeEnsembleSelection,
     check_positive_integers,
-    ensemble_selections,
     pack_ensemble,
 )
-from costfs.seeds import derive_seed
 
 FEATURE_THRESHOLD = np.float32(1e-7)
 """Feature values closer than this are not split apart (scikit-learn's rule)."""
@@ -224,8 +222,8 @@ def feature_limited_ensemble(
     y: np.ndarray,
     *,
     seed: int,
-    max_features_per_tree=(1, 2, 3),
-    trees_per_k: int = 500,
+    max_features_per_tree,
+    trees_per_k: int,
     n_jobs: int = 1,
 ) -> dict[str, np.ndarray]:
     """The cost-free base ensemble: `trees_per_k` feature-limited trees per k, ordered by k as
@@ -249,7 +247,7 @@ def feature_limited_ensemble(
     return pack_ensemble([features for features, _, _ in trees], votes)
 
 
-class FeatureLimitedTreeSelection(Method):
+class FeatureLimitedTreeSelection(TreeEnsembleSelection, Method):
     summary = (
         "STS on trees grown without depth limit but with at most k distinct features (the RF "
         "paper's future work)"
@@ -279,9 +277,6 @@ class FeatureLimitedTreeSelection(Method):
             trees_per_k=trees_per_k,
             n_jobs=n_jobs,
         )
-
-    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine, positive_delta):
-        return Selection(ensemble_selections(prepared, y, costs, budgets, grid, positive_delta))
 
 
 FeatureLimitedTreeSelector = FeatureLimitedTreeSelection.selector("FeatureLimitedTreeSelector")

@@ -1,0 +1,348 @@
+"""The generated tables of docs/reproduction.md, from the findings tables a study writes
+(`costfs.study.findings`), as committed under docs/reproduction/.
+
+Each block is Markdown between `<!-- BEGIN name -->` and `<!-- END name -->` in the document;
+`scripts/update_reproduction_doc.py` rewrites them. Counts the prose cites (how many intervals
+exclude zero, where curves have their minimum) are a table of their own, `counts.csv`, so that
+every number of the document stands in a committed table.
+"""
+
+import pandas as pd
+
+from costfs.study.findings import PAPER_ENTRIES, PAPER_METHODS, RECOMMENDED, entry_label
+
+TABLES = (
+    "problems",
+    "per_setting",
+    "tuning_by_setting",
+    "xi_curves",
+    "method_differences",
+    "ranks",
+    "selected_features",
+    "stage_costs",
+)
+"""The findings tables copied to docs/reproduction/ (`results/findings/<name>.csv`)."""
+
+COMMITTED = (*TABLES, "counts", "refit_seeds")
+"""Every table under docs/reproduction/: the findings, the counts the prose cites, and the
+measurement of common random numbers for the refits (`scripts/benchmark_refit_seeds.py`)."""
+
+SETTINGS = ("A", "B", "C", "D")
+PAIRS = (
+    (("auc", "tuned"), ("pfi", "tuned")),
+    (("auc", "tuned"), ("sts", "tuned")),
+    (("pfi", "tuned"), ("sts", "tuned")),
+    (("fs", "agnostic"), ("fs", "simple")),
+    (("pfi", "tuned"), ("fs", "simple")),
+    (("sts", "tuned"), ("fs", "simple")),
+)
+"""The paired comparisons the document tabulates per setting and budget (first minus second)."""
+
+XI_METHODS = ("auc", "pfi", "sts")
+"""The paper's methods with a xi grid (forward selection runs at xi = 0 and 1 only)."""
+
+
+def _number(value: float, digits: int) -> str:
+    return "—" if pd.isna(value) else f"{value:.{digits}f}".replace("-", "−")
+
+
+def _mean_with_interval(row, digits: int = 3) -> str:
+    return (
+        f"{_number(row['mean'], digits)} [{_number(row['ci_low'], digits)}, "
+        f"{_number(row['ci_high'], digits)}]"
+    )
+
+
+def _signed(row, digits: int = 3) -> str:
+    """A paired difference: bold when its interval excludes 0."""
+    text = _number(row["mean"], digits)
+    return f"**{text}**" if row["ci_low"] > 0 or row["ci_high"] < 0 else text
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def refit_seeds_block(tables) -> str:
+    rows = [
+        [
+            row.seeding,
+            row.problem,
+            row.method,
+            str(row.cells),
+            str(row.draws),
+            _number(row.refit_sd, 5),
+            _number(row.across_replicates_sd, 5),
+            _number(row.refit_variance_share, 3),
+        ]
+        for row in tables["refit_seeds"].itertuples()
+    ]
+    header = ["refit seed", "problems", "methods", "cells", "draws", "SD from the refits"]
+    return _table(header + ["SD across replicates", "variance share"], rows)
+
+
+def problems_block(tables) -> str:
+    problems = tables["problems"]
+    rows = [
+        [
+            row.problem,
+            str(row.rows),
+            str(row.features),
+            _number(row.smallest_class_share, 3),
+            _number(row.mean_abs_correlation, 3),
+            f"{_number(row.cost_min, 3)}–{_number(row.cost_max, 3)}",
+            _number(row.cost_all, 3),
+        ]
+        for row in problems.itertuples()
+    ]
+    header = ["problem", "rows", "features", "smallest class", "mean abs. correlation"]
+    return _table(header + ["cost range", "cost of all"], rows)
+
+
+def _entries(tables, problem: str, budget, entries) -> dict:
+    per_setting = tables["per_setting"]
+    cell = per_setting[(per_setting["problem"] == problem) & (per_setting["budget"] == budget)]
+    return {
+        (row["method"], row["strategy"]): row
+        for _, row in cell.iterrows()
+        if (row["method"], row["strategy"]) in entries
+    }
+
+
+def mmce_block(tables, problems) -> str:
+    """Mean test MMCE [t interval] of the paper's five entries per problem and budget; the
+    lowest mean of a row in bold."""
+    per_setting = tables["per_setting"]
+    rows = []
+    for problem in problems:
+        for budget in sorted(per_setting.loc[per_setting["problem"] == problem, "budget"].unique()):
+            entries = _entries(tables, problem, budget, PAPER_ENTRIES)
+            best = min((row["mean"] for row in entries.values()), default=None)
+            cells = []
+            for entry in PAPER_ENTRIES:
+                if entry not in entries:
+                    cells.append("—")
+                    continue
+                text = _mean_with_interval(entries[entry])
+                cells.append(f"**{text}**" if entries[entry]["mean"] == best else text)
+            rows.append([problem, f"{budget:g}", *cells])
+    header = ["problem", "budget", *(entry_label(*entry) for entry in PAPER_ENTRIES)]
+    return _table(header, rows)
+
+
+def _difference(differences, problem, budget, first, second):
+    match = differences[
+        (differences["problem"] == problem)
+        & (differences["budget"] == budget)
+        & (differences["method"] == first[0])
+        & (differences["strategy"] == first[1])
+        & (differences["versus_method"] == second[0])
+        & (differences["versus_strategy"] == second[1])
+    ]
+    return None if match.empty else match.iloc[0]
+
+
+def differences_block(tables, problems) -> str:
+    """Paired differences (first minus second) per problem and budget; bold: the t interval
+    excludes 0."""
+    differences = tables["method_differences"]
+    rows = []
+    for problem in problems:
+        budgets = differences.loc[differences["problem"] == problem, "budget"].unique()
+        for budget in sorted(budgets):
+            cells = []
+            for first, second in PAIRS:
+                row = _difference(differences, problem, budget, first, second)
+                cells.append("—" if row is None else _signed(row))
+            rows.append([problem, f"{budget:g}", *cells])
+    header = [f"{entry_label(*first)} − {entry_label(*second)}" for first, second in PAIRS]
+    return _table(["problem", "budget", *header], rows)
+
+
+def tuning_block(tables, problems) -> str:
+    """Fixed xi minus tuned xi per problem and budget (positive: tuning helps); bold: the t
+    interval excludes 0."""
+    tuning = tables["tuning_by_setting"]
+    rows = []
+    for problem in problems:
+        for budget in sorted(tuning.loc[tuning["problem"] == problem, "budget"].unique()):
+            cells = []
+            for method in XI_METHODS:
+                for baseline in ("agnostic", "simple"):
+                    match = tuning[
+                        (tuning["problem"] == problem)
+                        & (tuning["budget"] == budget)
+                        & (tuning["method"] == method)
+                        & (tuning["baseline"] == baseline)
+                    ]
+                    cells.append("—" if match.empty else _signed(match.iloc[0]))
+            rows.append([problem, f"{budget:g}", *cells])
+    header = [f"{m}: ξ={v} − tuned" for m in XI_METHODS for v in (0, 1)]
+    return _table(["problem", "budget", *header], rows)
+
+
+def counts(tables) -> pd.DataFrame:
+    """The counts the prose cites, per problem group (and method where it matters)."""
+    rows = []
+    groups = {"A, B": ("A", "B"), "C, D": ("C", "D")}
+    real = tuple(sorted(set(tables["problems"]["problem"]) - set(SETTINGS)))
+    groups["real"] = real
+    curves = tables["xi_curves"]
+    curves = curves[curves["method"].isin(XI_METHODS)]
+    minima = curves[curves["is_minimum"]]
+    top = curves["xi"].max()
+    for group, problems in groups.items():
+        at = minima[minima["problem"].isin(problems)]
+        for method in XI_METHODS:
+            of = at[at["method"] == method].drop_duplicates(["problem", "budget"])
+            rows += [
+                (f"xi curves of {method}", group, "curves", len(of)),
+                (f"xi curves of {method}", group, "minimum at xi = 0", int((of["xi"] == 0).sum())),
+                (
+                    f"xi curves of {method}",
+                    group,
+                    "minimum inside the grid",
+                    int(((of["xi"] > 0) & (of["xi"] < top)).sum()),
+                ),
+                (
+                    f"xi curves of {method}",
+                    group,
+                    "minimum at the largest xi",
+                    int((of["xi"] == top).sum()),
+                ),
+            ]
+        tuning = tables["tuning_by_setting"]
+        tuning = tuning[tuning["problem"].isin(problems)]
+        for (method, baseline), cells in tuning.groupby(["method", "baseline"]):
+            label = f"tuned against {entry_label(method, baseline)}"
+            rows += [
+                (label, group, "setups", len(cells)),
+                (
+                    label,
+                    group,
+                    "tuning better (interval above 0)",
+                    int((cells["ci_low"] > 0).sum()),
+                ),
+                (
+                    label,
+                    group,
+                    "tuning worse (interval below 0)",
+                    int((cells["ci_high"] < 0).sum()),
+                ),
+            ]
+        differences = tables["method_differences"]
+        differences = differences[differences["problem"].isin(problems)]
+        for (method, strategy, versus, versus_strategy), cells in differences.groupby(
+            ["method", "strategy", "versus_method", "versus_strategy"]
+        ):
+            label = (
+                f"{entry_label(method, strategy)} against {entry_label(versus, versus_strategy)}"
+            )
+            rows += [
+                (label, group, "setups", len(cells)),
+                (label, group, "first better (interval below 0)", int(cells["lower"].sum())),
+                (label, group, "first worse (interval above 0)", int(cells["higher"].sum())),
+            ]
+    return pd.DataFrame(rows, columns=["comparison", "problems", "count", "value"])
+
+
+def counts_block(table: pd.DataFrame, comparisons) -> str:
+    rows = []
+    for comparison in comparisons:
+        of = table[table["comparison"] == comparison]
+        for problems, cells in of.groupby("problems", sort=False):
+            values = dict(zip(cells["count"], cells["value"], strict=True))
+            rows.append([comparison, problems, *(str(v) for v in values.values())])
+    counts_header = list(dict.fromkeys(table[table["comparison"].isin(comparisons)]["count"]))
+    return _table(["comparison", "problems", *counts_header], rows)
+
+
+def ranks_block(tables, ranking: str) -> str:
+    ranks = tables["ranks"]
+    ranks = ranks[ranks["ranking"] == ranking]
+    rows = []
+    for group, of in ranks.groupby("group", sort=False):
+        ordered = of.sort_values("mean_rank")
+        text = ", ".join(f"{row.entry} {row.mean_rank:.2f}" for row in ordered.itertuples())
+        rows.append([group, str(of["n_setups"].iloc[0]), text])
+    return _table(["problems", "setups", "entries by mean rank (1 = best)"], rows)
+
+
+def related_block(tables) -> str:
+    """Every other method against pFI and STS (tuned): setups where it is significantly better
+    or worse, per problem group."""
+    others = [
+        f"{entry_label(method, strategy)} against {entry_label(*best)}"
+        for method, strategy in sorted(
+            set(
+                zip(
+                    tables["method_differences"]["method"],
+                    tables["method_differences"]["strategy"],
+                    strict=True,
+                )
+            )
+        )
+        if method not in PAPER_METHODS
+        for best in RECOMMENDED
+    ]
+    return counts_block(tables["counts"], others)
+
+
+def features_block(tables) -> str:
+    profile = tables["selected_features"]
+    rows = []
+    for method in ("auc", "pfi", "sts", "fs"):
+        strategy = "simple" if method == "fs" else "tuned"
+        for problem in ("C", "D"):
+            of = profile[
+                (profile["method"] == method)
+                & (profile["strategy"] == strategy)
+                & (profile["problem"] == problem)
+            ]
+            for row in of.sort_values("budget").itertuples():
+                rows.append(
+                    [
+                        entry_label(method, strategy),
+                        problem,
+                        f"{row.budget:g}",
+                        _number(row.n_selected, 1),
+                        _number(row.share_informative, 3),
+                        _number(row.abs_mu_sum, 3),
+                        _number(row.cost_per_feature, 3),
+                        _number(row.share_null_in_informative_block, 3),
+                    ]
+                )
+    header = ["entry", "setting", "budget", "features", "informative share", "Σ|μ|"]
+    return _table(header + ["cost per feature", "null features in a chosen block"], rows)
+
+
+def blocks(tables) -> dict[str, str]:
+    """Block name -> Markdown, from the committed tables (name -> DataFrame, `counts` too)."""
+    real = sorted(set(tables["problems"]["problem"]) - set(SETTINGS))
+    table = tables["counts"]
+    paper_pairs = [
+        f"{entry_label(*first)} against {entry_label(*second)}" for first, second in PAIRS
+    ]
+    tuning = [
+        f"tuned against {entry_label(method, baseline)}"
+        for method in XI_METHODS
+        for baseline in ("agnostic", "simple")
+    ]
+    return {
+        "refit_seeds": refit_seeds_block(tables),
+        "problems": problems_block(tables),
+        "xi_minima": counts_block(table, [f"xi curves of {method}" for method in XI_METHODS]),
+        "tuning_counts": counts_block(table, tuning),
+        "tuning_simulated": tuning_block(tables, SETTINGS),
+        "mmce_simulated": mmce_block(tables, SETTINGS),
+        "differences_simulated": differences_block(tables, SETTINGS),
+        "difference_counts": counts_block(table, paper_pairs),
+        "mmce_real": mmce_block(tables, real),
+        "differences_real": differences_block(tables, real),
+        "ranks_paper": ranks_block(tables, "paper"),
+        "ranks_all": ranks_block(tables, "all"),
+        "related_work": related_block(tables),
+        "selected_features": features_block(tables),
+    }

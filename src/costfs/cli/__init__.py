@@ -1,0 +1,74 @@
+"""costfs: cost-constrained feature selection for Random Forests.
+
+`costfs select` picks the features to buy for a budget on your own data; `costfs init-study`
+writes a study config for the Snakemake workflow.
+"""
+
+import argparse
+import importlib
+import logging
+import sys
+import warnings
+
+from threadpoolctl import threadpool_limits
+
+from costfs.core.errors import DataError
+
+log = logging.getLogger("costfs")
+
+USER_COMMANDS = {"select": "select", "init-study": "select"}
+"""The commands a person runs -> their module in `costfs.cli`."""
+STAGE_COMMANDS = {
+    "simulate-design": "stages.simulate",
+    "simulate-data": "stages.simulate",
+    "load-dataset": "stages.realdata",
+    "split-data": "stages.realdata",
+    "draw-costs": "stages.costs",
+    "prepare-method": "stages.selection",
+    "select-features": "stages.selection",
+    "evaluate": "stages.evaluate",
+    "aggregate": "stages.aggregate",
+    "tabulate-findings": "stages.aggregate",
+    "describe-problems": "stages.aggregate",
+    "collect-schedules": "stages.aggregate",
+    "figures": "stages.figures",
+}
+"""The workflow's stage commands (`workflow/rules/<stage>.smk` calls `costfs.cli.stages.<stage>`)
+-> their module: callable as `costfs <command>`, but not listed in `costfs --help`."""
+COMMANDS = {**USER_COMMANDS, **STAGE_COMMANDS}
+EPILOG = (
+    "The workflow's rules also call stage commands (docs/workflow.md), which this list leaves "
+    "out; `costfs <stage command> --help` describes each."
+)
+
+
+def parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of `command` (all commands when None); only the modules it needs are
+    imported, so that a stage job does not load what other stages use."""
+    parser = argparse.ArgumentParser(prog="costfs", description=__doc__, epilog=EPILOG)
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="{" + ",".join(USER_COMMANDS) + "}"
+    )
+    modules = sorted(set(COMMANDS.values())) if command not in COMMANDS else [COMMANDS[command]]
+    for module in modules:
+        importlib.import_module(f"costfs.cli.{module}").register(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    # sklearnex logs every accelerated call, and warns whenever some row's OOB vote share of a
+    # class is 0 (a routine outcome, not a lack of OOB votes).
+    logging.getLogger("sklearnex").setLevel(logging.WARNING)
+    warnings.filterwarnings("ignore", message="Some inputs do not have OOB scores")
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser(argv[0] if argv else None).parse_args(argv)
+    # A job uses the threads Snakemake gave it and no more: BLAS's own threads would compete
+    # with the other jobs (and slow the many small products of the selection steps).
+    try:
+        with threadpool_limits(limits=getattr(args, "threads", 1)):
+            args.function(args)
+    except DataError as error:
+        log.error("%s", error)
+        return 2
+    return 0

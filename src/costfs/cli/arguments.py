@@ -1,0 +1,47 @@
+"""Arguments shared by the command modules (`costfs.cli.select` and `costfs.cli.stages.*`).
+
+A command module provides `register(commands)`, which adds its subcommands to the `costfs`
+parser; `costfs.cli` imports only the module of the command it runs, so a rule's code hash
+covers that module and what it imports (`costfs.study.provenance`).
+"""
+
+import json
+
+STUDY_SEED = (["--study-seed"], {"type": int, "required": True})
+OUT = (["--out"], {"required": True})
+THREADS = (["--threads"], {"type": int, "default": 1})
+
+
+def json_value(text: str):
+    return json.loads(text)
+
+
+def _named(text: str, form: str, convert=str) -> tuple[str, object]:
+    """NAME=VALUE with VALUE converted, or a ValueError naming the expected `form`."""
+    name, separator, value = text.partition("=")
+    try:
+        if not separator or not name or not value:
+            raise ValueError
+        return name, convert(value)
+    except ValueError:
+        raise ValueError(f"expected {form}, got {text!r}") from None
+
+
+def named_path(text: str) -> tuple[str, str]:
+    """NAME=PATH of an output."""
+    return _named(text, "NAME=PATH")
+
+
+def group_cost(text: str) -> tuple[str, float]:
+    """GROUP=COST of a shared-cost group."""
+    return _named(text, "GROUP=COST", float)
+
+
+def add_command(commands, name: str, function, *arguments, help: str | None = None):
+    """A subcommand `name` running `function(args)`, with `arguments` as (flags, options);
+    listed in `costfs --help` with its `help` line where it has one (the user's commands)."""
+    parser = commands.add_parser(name, **({"help": help, "description": help} if help else {}))
+    parser.set_defaults(function=function)
+    for flags, options in arguments:
+        parser.add_argument(*flags, **options)
+    return parser

@@ -1,0 +1,240 @@
+"""One data set without a study: `costfs select` prints a selection for each budget, and
+`costfs init-study` writes a study config for the data set."""
+
+import inspect
+import json
+import logging
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from costfs.cli import storage
+from costfs.cli.arguments import THREADS, add_command, group_cost
+from costfs.cli.stages.realdata import read_table_file
+from costfs.core.costs import FeatureCosts
+from costfs.core.progress import shown_on as progress_shown_on
+from costfs.methods import load_method, method_names
+from costfs.study import realdata, single_run
+
+log = logging.getLogger("costfs")
+
+SELECT_DEFAULTS = {
+    name: parameter.default
+    for name, parameter in inspect.signature(single_run.select_once).parameters.items()
+    if parameter.default is not parameter.empty
+}
+"""`costfs select`'s defaults are those of the function it calls."""
+
+
+def _read_problem(args) -> tuple[np.ndarray, np.ndarray, list[str], FeatureCosts]:
+    frame = read_table_file(args.data)
+    X, y, names = realdata.table_to_arrays(frame, args.target, args.positive_class, args.data)
+    costs = realdata.costs_from_table(
+        read_table_file(args.costs), names, args.costs, dict(args.group_costs)
+    )
+    return X, y, names, costs
+
+
+def _value(text: str) -> float | str:
+    if text == "tuned":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"expected 'tuned' or a number, got {text!r}") from None
+
+
+def select(args) -> None:
+    X, y, names, costs = _read_problem(args)
+    everything = costs.total(np.arange(costs.n_features))
+    log.info("%s: %d rows x %d features, total cost %.4g", args.data, *X.shape, everything)
+    with progress_shown_on(sys.stderr):
+        table = single_run.select_once(
+            X,
+            y,
+            costs,
+            args.budget,
+            method=args.method,
+            value=args.xi,
+            seed=args.seed,
+            n_trees=args.n_trees,
+            n_jobs=args.threads,
+            progress=lambda message: log.info("%s", message),
+        )
+    hyperparameter = load_method(args.method).hyperparameter
+    results = [
+        {
+            "budget": row.budget,
+            **({} if hyperparameter is None else {hyperparameter.name: row.value}),
+            "features": [names[j] for j in row.features],
+            "cost": row.cost,
+            "oob_mmce": row.oob_mmce,
+        }
+        for row in table.itertuples()
+    ]
+    document = {"data": args.data, "costs": args.costs, "method": args.method, "results": results}
+    if args.out:
+        storage.write_text(Path(args.out), json.dumps(document, indent=2) + "\n")
+    print(_report(results, hyperparameter.name if hyperparameter else None))
+
+
+def _report(results: list[dict], hyperparameter: str | None) -> str:
+    """The selection of one budget in full; several budgets as a cost-accuracy table."""
+    if len(results) == 1:
+        (result,) = results
+        lines = [f"budget {result['budget']:g}: {len(result['features'])} features"]
+        lines += [f"  {name}" for name in result["features"]]
+        lines.append(
+            f"total cost {result['cost']:.4g}, OOB error of a refit {result['oob_mmce']:.4f}"
+        )
+        if hyperparameter:
+            lines.append(f"{hyperparameter} = {result[hyperparameter]:g}")
+        return "\n".join(lines)
+    header = [
+        "budget",
+        *([hyperparameter] if hyperparameter else []),
+        "cost",
+        "oob_mmce",
+        "features",
+    ]
+    lines = ["\t".join(header)]
+    for result in results:
+        cells = [f"{result['budget']:g}"]
+        if hyperparameter:
+            cells.append(f"{result[hyperparameter]:g}")
+        cells += [
+            f"{result['cost']:.4g}",
+            f"{result['oob_mmce']:.4f}",
+            ", ".join(result["features"]),
+        ]
+        lines.append("\t".join(cells))
+    return "\n".join(lines)
+
+
+STUDY_METHODS = ("auc", "pfi", "sts", "random_fill")
+"""The paper's cheap methods and the chance baseline: `init-study`'s methods, with forward
+selection added for data sets of at most `FORWARD_SELECTION_MAX_FEATURES` features."""
+
+FORWARD_SELECTION_MAX_FEATURES = 50
+
+
+def init_study(args) -> None:
+    X, _, names, costs = _read_problem(args)
+    name = args.name or Path(args.data).name.split(".")[0]
+    budgets = suggested_budgets(costs)
+    total = costs.total(np.arange(costs.n_features))
+    shared = dict(zip(costs.group_names, costs.shared.tolist(), strict=True))
+    group_costs = f"      group_costs: {json.dumps(shared)}\n" if costs.has_groups else ""
+    positive_class = (
+        f"      positive_class: {json.dumps(args.positive_class)}\n"
+        if args.positive_class is not None
+        else "      # positive_class: LABEL  # to map the target to LABEL against the rest\n"
+    )
+    methods = [*STUDY_METHODS, *(["fs"] if X.shape[1] <= FORWARD_SELECTION_MAX_FEATURES else [])]
+    cheapest = costs.standalone().min()
+    method_lines = "\n".join(f"  {method}: {{}}" for method in methods)
+    others = ", ".join(m for m in method_names() if m not in methods)
+    sys.stdout.write(
+        f"""# Study of {name} ({X.shape[0]} rows x {X.shape[1]} features), written by
+# `costfs init-study`. Run it with: snakemake --cores N --configfile THIS_FILE
+# config/README.md documents every key.
+seed: 1
+n_rep: 10  # random train/test splits; the results report their mean and interval
+engine: auto
+
+simulation:
+  settings: []  # no simulated data: only your data set
+
+real_data:
+  train_fraction: 0.6666666666666666
+  datasets:
+    {name}:
+      path: {json.dumps(str(args.data))}
+      costs: {json.dumps(str(args.costs))}
+{group_costs}      target: {json.dumps(args.target)}
+{positive_class}      # Suggested from the costs (total {total:.4g}, cheapest {cheapest:.4g}):
+      # about 10%, 25% and 50% of the total cost.
+      budgets: {json.dumps(budgets)}
+
+xi_grid: [0, 0.5, 1, 2]
+strategies: [agnostic, simple, tuned]
+
+evaluation:
+  n_trees: 500
+
+methods:
+{method_lines}
+  # More: {others} (see config/README.md)
+"""
+    )
+
+
+def suggested_budgets(costs: FeatureCosts) -> list[float]:
+    """About 10%, 25% and 50% of the total cost, each at least the cheapest feature, rounded
+    to two significant digits."""
+    total = costs.total(np.arange(costs.n_features))
+    cheapest = float(costs.standalone().min())
+    budgets = sorted({float(f"{max(share * total, cheapest):.2g}") for share in (0.1, 0.25, 0.5)})
+    return budgets
+
+
+def _data_arguments():
+    return (
+        (["data"], {"help": "the data: CSV, .csv.gz or Parquet, features and a target column"}),
+        (["--costs"], {"required": True, "help": "CSV with columns feature,cost[,group]"}),
+        (
+            ["--group-costs"],
+            {
+                "type": group_cost,
+                "nargs": "*",
+                "default": [],
+                "metavar": "GROUP=COST",
+                "help": "shared cost of each group of the costs file, paid once",
+            },
+        ),
+        (["--target"], {"default": "target", "help": "the target column (default: target)"}),
+        (
+            ["--positive-class"],
+            {
+                "help": "the target value mapped to 1, all others to 0 (default: each distinct "
+                "target value is a class)"
+            },
+        ),
+    )
+
+
+def register(commands) -> None:
+    add_command(
+        commands,
+        "select",
+        select,
+        *_data_arguments(),
+        (["--budget"], {"type": float, "nargs": "+", "required": True}),
+        (["--method"], {"default": SELECT_DEFAULTS["method"], "choices": method_names()}),
+        (
+            ["--xi"],
+            {
+                "type": _value,
+                "default": SELECT_DEFAULTS["value"],
+                "help": "the method's hyperparameter (ξ; BudgetRF: α): a number, or tuned "
+                "(lowest OOB error of a refit over the default grid)",
+            },
+        ),
+        (["--seed"], {"type": int, "default": SELECT_DEFAULTS["seed"]}),
+        (
+            ["--n-trees"],
+            {"type": int, "default": SELECT_DEFAULTS["n_trees"], "help": "trees of the refits"},
+        ),
+        (["--out"], {"help": "also write the result as JSON to this file"}),
+        THREADS,
+        help="select the features to buy for each budget on your own data set",
+    )
+    add_command(
+        commands,
+        "init-study",
+        init_study,
+        *_data_arguments(),
+        (["--name"], {"help": "the data set's name in the study (default: the file's name)"}),
+        help="write a study config for your own data set, to run with Snakemake",
+    )

@@ -1,0 +1,73 @@
+"""The study's figures and results table, from the runs and summary tables only."""
+
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+from costfs.cli import storage
+from costfs.cli.arguments import add_command, named_path
+
+log = logging.getLogger("costfs")
+
+
+def plot_figures(args) -> None:
+    # matplotlib and seaborn take a second to import: only this subcommand loads them.
+    from costfs.study import figures
+    from costfs.study.figure_outputs import FIGURE_OUTPUTS
+
+    draws = {output.name: getattr(figures, output.draw) for output in FIGURE_OUTPUTS}
+    runs = storage.read_table(args.runs)
+    summary = storage.read_table(args.summary)
+    inputs = {
+        "real_data": {
+            Path(path).parent.name: storage.read_arrays(path)["X"] for path in args.real_data
+        },
+        "sigma": storage.read_arrays(args.design)["sigma_correlated"] if args.design else None,
+        "schedules": (
+            pd.concat([storage.read_table(path) for path in args.schedules], ignore_index=True)
+            if args.schedules
+            else None
+        ),
+    }
+    written = 0
+    for name, path in args.out:
+        files = draws[name](runs, summary, inputs)
+        if "" not in files:
+            # A directory output exists even when it has no files (e.g. no xi methods).
+            Path(path).mkdir(parents=True, exist_ok=True)
+        for file_name, content in files.items():
+            target = Path(path) / file_name if file_name else Path(path)
+            if isinstance(content, str):
+                storage.write_text(target, content)
+            else:
+                storage.write_figure(target, content, dpi=args.dpi)
+            written += 1
+    log.info("wrote %d files", written)
+
+
+def register(commands) -> None:
+    add_command(
+        commands,
+        "figures",
+        plot_figures,
+        (["--runs"], {"required": True}),
+        (["--summary"], {"required": True}),
+        (["--real-data"], {"nargs": "*", "default": [], "help": "full.npz of each real data set"}),
+        (["--design"], {"help": "simulation.npz with the simulated correlation matrix"}),
+        (
+            ["--schedules"],
+            {"nargs": "*", "default": [], "help": "model schedules (schedules/<method>.parquet)"},
+        ),
+        (["--dpi"], {"type": int, "default": 150}),
+        (
+            ["--out"],
+            {
+                "type": named_path,
+                "action": "append",
+                "required": True,
+                "metavar": "NAME=PATH",
+                "help": "a figure output (file or directory) of costfs.study.figure_outputs",
+            },
+        ),
+    )

@@ -1,0 +1,102 @@
+"""Real data sets: reading one from its source, and its replicates' train/test splits."""
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from costfs.cli import storage
+from costfs.cli.arguments import OUT, STUDY_SEED, add_command, json_value
+from costfs.core.seeds import derive_rng
+from costfs.core.validation import DataError
+from costfs.engine.forest import class_count
+from costfs.study import realdata
+from costfs.study.realdata import DataSource
+
+log = logging.getLogger("costfs")
+
+
+def read_table_file(path: str) -> pd.DataFrame:
+    """A CSV (also gzipped) or Parquet file as a table."""
+    if not Path(path).is_file():
+        raise DataError(f"{path}: no such file (relative to {Path.cwd()})")
+    try:
+        if path.endswith((".parquet", ".pq")):
+            return pd.read_parquet(path)
+        return pd.read_csv(path)
+    except (ValueError, OSError, pd.errors.ParserError) as error:
+        raise DataError(f"{path}: cannot be read as a table ({error})") from None
+
+
+def read_source(name: str, source: DataSource) -> tuple[pd.DataFrame, str]:
+    """The data set's table and a description of where it came from."""
+    if source.kind == "file":
+        return read_table_file(source.location), source.location
+    if source.kind == "sklearn":
+        import sklearn.datasets
+
+        bunch = getattr(sklearn.datasets, source.location)(as_frame=True)
+        return bunch.frame, f"sklearn.datasets.{source.location}"
+    from sklearn.datasets import fetch_openml
+
+    try:
+        bunch = fetch_openml(data_id=int(source.location), as_frame=True, data_home=source.cache)
+    except Exception as error:
+        raise DataError(
+            f"data set {name!r}: not found in data_dir and OpenML id {source.location} could "
+            f"not be fetched ({error})"
+        ) from error
+    return bunch.frame, f"OpenML {source.location}"
+
+
+def load_dataset(args) -> None:
+    source = realdata.choose_source(args.name, args.source, args.data_dir)
+    frame, origin = read_source(args.name, source)
+    X, y, names = realdata.table_to_arrays(frame, source.target, source.positive_class, origin)
+    for note in realdata.degenerate_columns(X, names):
+        log.warning("%s: %s (kept as a feature)", origin, note)
+    storage.write_arrays(args.out, {"X": X, "y": y, "feature_names": np.array(names)})
+    shares = ", ".join(f"{share:.4f}" for share in np.bincount(y) / y.size)
+    log.info(
+        "%s from %s: %d rows x %d features, class shares %s", args.name, origin, *X.shape, shares
+    )
+
+
+def split_data(args) -> None:
+    data = storage.read_arrays(args.dataset)
+    rng = derive_rng(args.study_seed, "split", args.name, args.rep)
+    train, test = realdata.split_indices(rng, data["y"].size, args.train_fraction)
+    realdata.check_training_classes(
+        data["y"][train], class_count(data["y"]), f"split {args.name} rep {args.rep}"
+    )
+    for rows, out in ((train, args.out_train), (test, args.out_test)):
+        storage.write_arrays(
+            out,
+            {"X": data["X"][rows], "y": data["y"][rows], "feature_names": data["feature_names"]},
+        )
+    log.info("split %s rep %s: %d train / %d test rows", args.name, args.rep, train.size, test.size)
+
+
+def register(commands) -> None:
+    add_command(
+        commands,
+        "load-dataset",
+        load_dataset,
+        OUT,
+        (["--name"], {"required": True}),
+        (["--source"], {"type": json_value, "required": True}),
+        (["--data-dir"], {}),
+    )
+    add_command(
+        commands,
+        "split-data",
+        split_data,
+        STUDY_SEED,
+        (["--dataset"], {"required": True}),
+        (["--name"], {"required": True}),
+        (["--rep"], {"type": int, "required": True}),
+        (["--train-fraction"], {"type": float, "required": True}),
+        (["--out-train"], {"required": True}),
+        (["--out-test"], {"required": True}),
+    )

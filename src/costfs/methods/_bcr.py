@@ -1,0 +1,155 @@
+"""The benefit-cost ratio (BCR) and filling a budget from a ranking (RF paper, section 2)."""
+
+import math
+
+import numpy as np
+
+from costfs.core.costs import NO_GROUP, FeatureCosts
+from costfs.methods._base import Parameter, Selection, choice
+
+BUDGET_TOLERANCE = 1e-9
+"""Float slack when comparing summed costs with a budget (costs summed in another order)."""
+
+POSITIVE_DELTA_RULES = {
+    "multiply": lambda delta, weight: np.where(delta < 0, delta / weight, delta * weight),
+    "divide": lambda delta, weight: delta / weight,
+}
+"""BCR of a step from its error change `delta` and weight cost^xi, by the rule for delta >= 0."""
+POSITIVE_DELTA = Parameter(
+    "positive_delta",
+    choice(*POSITIVE_DELTA_RULES),
+    "multiply",
+    "BCR of a step that does not lower the error: Δ·Δc^ξ (prefers cheap candidates) or the "
+    "paper's literal Δ/Δc^ξ (`divide`)",
+)
+"""The BCR option shared by the step-wise methods (STS, its variant, forward selection)."""
+
+RATIO_TOLERANCE = 1e-9
+"""Relative slack under which two ratios are an exact tie: -0.2 / 0.5 and -0.1 / 0.25 are equal,
+but reached through different error changes and costs they can differ in the last bit."""
+
+
+def ratio_ranks(ratios: np.ndarray) -> np.ndarray:
+    """Dense ranks of `ratios` (0 = smallest) in which values within `RATIO_TOLERANCE`
+    (relative) of the next smaller one share its rank; sort keys that leave exact ties to the
+    tie rules (lower added cost, then lower index) instead of to floating-point rounding."""
+    ratios = np.asarray(ratios, dtype=float)
+    order = np.argsort(ratios, kind="stable")
+    ordered = ratios[order]
+    with np.errstate(invalid="ignore"):  # inf - inf
+        gap = ordered[1:] - ordered[:-1]
+    scale = np.maximum(np.abs(ordered[1:]), np.abs(ordered[:-1]))
+    close = np.isfinite(gap) & (gap <= RATIO_TOLERANCE * scale)
+    same = (ordered[1:] == ordered[:-1]) | close
+    ranks = np.empty(ratios.size, dtype=np.int64)
+    ranks[order] = np.concatenate([[0], np.cumsum(~same)])
+    return ranks
+
+
+def step_ratio(
+    delta: np.ndarray, added_cost: np.ndarray, xi: float, positive_delta: str
+) -> np.ndarray:
+    """BCR of steps that change the error by `delta` at `added_cost` > 0; smaller is better.
+
+    delta / cost^xi for improvements. For delta >= 0 the paper's formula would prefer expensive
+    candidates, so `positive_delta="multiply"` makes it delta * cost^xi ("divide": the literal
+    form; `POSITIVE_DELTA`).
+    """
+    delta = np.asarray(delta, dtype=float)
+    weight = np.asarray(added_cost, dtype=float) ** xi
+    return POSITIVE_DELTA_RULES[positive_delta](delta, weight)
+
+
+def filter_ratio(scores: np.ndarray, costs, xi: float) -> np.ndarray:
+    """BCR of a filter: score / cost^xi, with each feature's cost on its own (its group's
+    shared cost included); larger is better."""
+    return np.asarray(scores, dtype=float) / FeatureCosts.of(costs).standalone() ** xi
+
+
+def rank_by_ratio(ratios: np.ndarray, costs) -> np.ndarray:
+    """Feature indices by decreasing ratio; ties (`ratio_ranks`) by lower cost (on its own),
+    then lower index."""
+    standalone = FeatureCosts.of(costs).standalone()
+    return np.lexsort((np.arange(ratios.size), standalone, -ratio_ranks(ratios)))
+
+
+def fill_budget(order: np.ndarray, costs, budget: float) -> np.ndarray:
+    """Walk `order`, keep each feature whose added cost (its own, plus its group's shared
+    cost the first time the group is used) still fits, skip the rest; sorted selected
+    indices."""
+    costs = FeatureCosts.of(costs)
+    paid = np.zeros(costs.n_features, dtype=bool)
+    added = costs.standalone()
+    selected = []
+    spent = 0.0
+    for feature in order:
+        if spent + added[feature] <= budget + BUDGET_TOLERANCE:
+            selected.append(feature)
+            paid[feature] = True
+            spent += added[feature]
+            # Only a newly paid group changes what the others add.
+            if costs.group[feature] != NO_GROUP:
+                added = costs.added(paid, np.arange(costs.n_features))
+    return np.sort(np.asarray(selected, dtype=int))
+
+
+def filter_selection(scores: np.ndarray, costs, budget: float, xi: float) -> np.ndarray:
+    """The filters' rule: rank by score / cost^xi and fill the budget."""
+    return fill_budget(rank_by_ratio(filter_ratio(scores, costs, xi), costs), costs, budget)
+
+
+def filter_selections(
+    scores: np.ndarray, costs: np.ndarray, budgets: list[float], grid: list[float]
+) -> list[dict]:
+    """A filter's selection for every (xi, budget): the records a method's `select` returns."""
+    return [
+        {"value": xi, "budget": budget, "features": filter_selection(scores, costs, budget, xi)}
+        for xi in grid
+        for budget in budgets
+    ]
+
+
+def ranking_selections(order: np.ndarray, costs: np.ndarray, budgets: list[float]) -> list[dict]:
+    """Records of a grid-less method: per budget, `order` walked and filled to the budget."""
+    records = []
+    for budget in budgets:
+        features = fill_budget(np.asarray(order, dtype=int), costs, budget)
+        records.append(
+            {
+                "value": math.nan,
+                "budget": budget,
+                "features": features,
+                "unused_budget": float(budget - FeatureCosts.of(costs).total(features)),
+            }
+        )
+    return records
+
+
+THRESHOLDS = ("mean", "none")
+
+THRESHOLD = Parameter(
+    "threshold",
+    choice(*THRESHOLDS),
+    "mean",
+    "`mean`: only features scoring at least the mean are eligible, then filled to the budget by "
+    "score; `none`: fill from the whole ranking",
+)
+
+
+def thresholded_order(scores: np.ndarray, costs: np.ndarray, threshold: str) -> np.ndarray:
+    """Features by decreasing score (ties: lower cost, then lower index); with
+    `threshold="mean"` only those scoring at least the mean score."""
+    scores = np.asarray(scores, dtype=float)
+    order = rank_by_ratio(scores, costs)
+    if threshold == "mean":
+        order = order[scores[order] >= scores.mean()]
+    return order
+
+
+def thresholded_selection(
+    scores: np.ndarray, costs: np.ndarray, budgets: list[float], threshold: str
+) -> Selection:
+    """Per budget, the scores' ranking cut at `threshold` and filled to the budget."""
+    return Selection(
+        ranking_selections(thresholded_order(scores, costs, threshold), costs, budgets)
+    )

@@ -1,0 +1,108 @@
+"""The scikit-learn face of every method: the base of the selectors `Method.selector` builds."""
+
+from typing import Self
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from costfs.core.validation import (
+    DataError,
+    check_budget,
+    check_class_target,
+    check_costs,
+    check_feature_frame,
+    check_feature_groups,
+    check_features,
+)
+
+
+class CostConstrainedSelector(SelectorMixin, BaseEstimator):
+    """Selects features whose summed cost fits `budget`, by the rule of its method.
+
+    Each subclass is built by `costfs.methods._base.Method.selector` from the method's declaration:
+    `_method` is the method, `__init__` stores its keyword-only parameters.
+
+    `precomputed`, where the method has it, is the `precomputed_` of an earlier fit on the same
+    (X, y): changing `feature_costs`, `budget` or the hyperparameter then does not recompute
+    the cost-free part.
+
+    `feature_costs` is an array in column order, or a mapping / pandas Series keyed by column
+    name when X is a DataFrame; None gives every feature the cost 1 (the budget is then a
+    number of features). `feature_groups` and `group_costs` add shared costs: a group's cost
+    is paid once, when the first of its features is selected (`costfs.core.costs.FeatureCosts`);
+    `total_cost_` is the true cost of the selected set. X must be numeric and finite and y
+    must have at least two classes (more than two where the method handles them,
+    `multi_class`); anything else raises `DataError` naming the column, row or value.
+    Constant and duplicated columns are valid features: a constant column carries no
+    information and is never chosen while an informative feature fits the budget; each copy
+    of a duplicated column is a feature with its own cost.
+    """
+
+    _method = None
+
+    def _seed(self) -> int:
+        if isinstance(self.random_state, int | np.integer):
+            return int(self.random_state)
+        return int(check_random_state(self.random_state).randint(2**31 - 1))
+
+    def _grid(self) -> list:
+        """The hyperparameter values `select` gets: the selector's own value, if any."""
+        hyperparameter = self._method.hyperparameter
+        return [] if hyperparameter is None else [getattr(self, hyperparameter.name)]
+
+    def fit(self, X: ArrayLike | pd.DataFrame, y: ArrayLike) -> Self:
+        """Select features on (X, y); sets `selected_features_`, `total_cost_`, `support_`
+        and `precomputed_` (the cost-free part, None for a method without one)."""
+        method = self._method
+        name = type(self).__name__
+        values = {parameter.name: getattr(self, parameter.name) for parameter in method.parameters}
+        if isinstance(X, pd.DataFrame):
+            check_feature_frame(X, "X")
+        # scikit-learn's checks of shape, sparsity and dtype, then ours, which name the row
+        # and column of a missing or infinite value.
+        X = check_features(validate_data(self, X, dtype=float, ensure_all_finite=False))
+        y = check_class_target(y, X.shape[0])
+        feature_names = getattr(self, "feature_names_in_", None)
+        own_costs = (
+            np.ones(X.shape[1])
+            if self.feature_costs is None
+            else check_costs(
+                self.feature_costs,
+                X.shape[1],
+                feature_names=feature_names,
+            )
+        )
+        costs = check_feature_groups(
+            own_costs, self.feature_groups, self.group_costs, feature_names
+        )
+        budget = check_budget(self.budget)
+        if not isinstance(self.n_jobs, int | np.integer) or self.n_jobs < 1:
+            raise DataError(f"{name}: n_jobs must be a positive integer, got {self.n_jobs!r}")
+        self.precomputed_, selection = method.prepare_and_select(
+            X,
+            y,
+            costs,
+            [budget],
+            self._grid(),
+            seed=self._seed(),
+            n_jobs=int(self.n_jobs),
+            engine=getattr(self, "engine", "auto"),
+            prepared=getattr(self, "precomputed", None),
+            source=name,
+            **values,
+        )
+        record = method.choose_record(selection.records)
+        self.selected_features_ = np.asarray(record["features"], dtype=int)
+        self.total_cost_ = costs.total(self.selected_features_)
+        self.support_ = np.zeros(X.shape[1], dtype=bool)
+        self.support_[self.selected_features_] = True
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        return self.support_

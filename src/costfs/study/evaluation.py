@@ -1,0 +1,102 @@
+"""Evaluation (RF paper, section 3.5): one Random Forest refit per distinct selected set."""
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from costfs.core.costs import FeatureCosts
+from costfs.core.progress import progress_bar
+from costfs.core.seeds import derive_seed
+from costfs.engine.forest import forest_errors
+
+
+def evaluate_feature_sets(
+    X: np.ndarray,
+    y: np.ndarray,
+    X_test: np.ndarray | None,
+    y_test: np.ndarray | None,
+    feature_sets: list[tuple[int, ...]],
+    *,
+    n_trees: int,
+    seed_parts: tuple,
+    n_jobs: int = 1,
+    engine: str = "auto",
+) -> pd.DataFrame:
+    """One forest per distinct set: its OOB and test error, seeded from the sorted set itself.
+
+    Seeding from the set (not from the method or the order of evaluation) gives the same
+    numbers for the same set wherever it is selected. Without test data the test error is NaN.
+    """
+    rows = []
+    distinct = sorted(set(feature_sets))
+    with progress_bar("Random Forest refits", total=len(distinct), unit="forest") as shown:
+        for features in distinct:
+            columns = list(features)
+            started = time.perf_counter()
+            oob, test = forest_errors(
+                X[:, columns],
+                y,
+                None if X_test is None else X_test[:, columns],
+                y_test,
+                n_trees=n_trees,
+                seed=derive_seed(*seed_parts, "evaluate", features),
+                n_jobs=n_jobs,
+                engine=engine,
+            )
+            rows.append(
+                {
+                    "features": features,
+                    "oob_mmce": oob,
+                    "test_mmce": test,
+                    "seconds": time.perf_counter() - started,
+                }
+            )
+            shown.update(1)
+    return pd.DataFrame(rows, columns=["features", "oob_mmce", "test_mmce", "seconds"])
+
+
+RUN_KEYS = [
+    "problem",
+    "kind",
+    "dataset",
+    "rep",
+    "method",
+    "hyperparameter",
+    "hyperparameter_value",
+    "budget",
+]
+"""The leading columns of `runs.parquet`: what identifies a row."""
+
+
+def run_table(
+    selection: pd.DataFrame,
+    results: pd.DataFrame,
+    costs: np.ndarray,
+    *,
+    identity: dict,
+    engine: str,
+    feature_names: Sequence[str],
+    extra_columns: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """The rows of `runs.parquet` for one selection table: the selection, `extra_columns` of
+    the method's own model, the run's `identity` (problem, kind, dataset, rep, method), and per
+    row the set's size, cost, refit errors (`results` of `evaluate_feature_sets`) and
+    `feature_names` (the selected columns by name)."""
+    sets = [tuple(int(j) for j in features) for features in selection["features"]]
+    if extra_columns is not None:
+        selection = pd.concat([selection, extra_columns.set_axis(selection.index)], axis=1)
+    by_set = results.set_index("features")
+    selection_engine = selection.pop("selection_engine")
+    runs = selection.assign(
+        **identity,
+        n_selected=[len(s) for s in sets],
+        cost=[FeatureCosts.of(costs).total(s) for s in sets],
+        oob_mmce=by_set.loc[sets, "oob_mmce"].to_numpy(),
+        test_mmce=by_set.loc[sets, "test_mmce"].to_numpy(),
+        engine=engine,
+        selection_engine=selection_engine,
+        feature_names=[[str(feature_names[j]) for j in s] for s in sets],
+    ).rename(columns={"value": "hyperparameter_value"})
+    return runs[RUN_KEYS + [column for column in runs.columns if column not in RUN_KEYS]]

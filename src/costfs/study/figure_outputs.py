@@ -1,0 +1,95 @@
+"""The study's figure outputs, one registry: where each is written, when a study has it, its
+report caption and the function of `costfs.study.figures` that draws it.
+
+This module imports no plotting library, so the workflow can plan the outputs quickly; the
+`figures` command resolves `draw` when it draws.
+"""
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class FigureOutput:
+    name: str
+    path: str
+    """Under `results/figures/`: a file, or a directory when `patterns` names its files."""
+    draw: str
+    """The function of `costfs.study.figures` giving the output's files from (runs, summary,
+    inputs): {"": content} for a file, {file name: content} for a directory."""
+    caption: str
+    """The report caption, `workflow/report/<caption>.rst`."""
+    category: str = "Figures"
+    subcategory: str | None = None
+    needs: tuple[str, ...] = ()
+    """The study has the output when it has any of these problem kinds ("simulated", "real",
+    "correlated" for a correlated simulated setting); empty: always."""
+    patterns: tuple[str, ...] = ()
+    labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_directory(self) -> bool:
+        return bool(self.patterns)
+
+
+FIGURE_OUTPUTS = (
+    FigureOutput("table", "results.md", "results_files", "results_table", category="Results table"),
+    FigureOutput(
+        "cost_accuracy",
+        "cost_accuracy.png",
+        "cost_accuracy_files",
+        "cost_accuracy",
+        subcategory="Cost-accuracy curves",
+    ),
+    FigureOutput(
+        "xi_curves",
+        "xi_curves",
+        "xi_curve_files",
+        "xi_curves",
+        subcategory="Simulation: strategies over xi",
+        needs=("simulated",),
+        patterns=("{problem}_budget~{budget}.png",),
+        labels={"setting": "{problem}", "budget": "{budget}"},
+    ),
+    FigureOutput(
+        "method_violins",
+        "method_violins",
+        "method_violin_files",
+        "method_violins",
+        subcategory="Simulation: methods",
+        needs=("simulated",),
+        patterns=("{problem}.png",),
+        labels={"setting": "{problem}"},
+    ),
+    FigureOutput(
+        "real_comparison",
+        "real_comparison",
+        "real_comparison_files",
+        "real_comparison",
+        subcategory="Real data: methods",
+        needs=("real",),
+        patterns=("{problem}.png",),
+        labels={"problem": "{problem}"},
+    ),
+    FigureOutput(
+        "mean_ranks",
+        "mean_ranks.png",
+        "mean_rank_files",
+        "mean_ranks",
+        subcategory="Real data: methods",
+        needs=("real",),
+        labels={"problem": "all (mean rank)"},
+    ),
+    FigureOutput(
+        "correlations",
+        "feature_correlations.png",
+        "feature_correlation_files",
+        "feature_correlations",
+        subcategory="Data",
+        needs=("real", "correlated"),
+    ),
+)
+
+
+def figure_outputs_for(kinds: set[str]) -> list[FigureOutput]:
+    """The outputs of a study with these problem kinds, in registry order."""
+    return [output for output in FIGURE_OUTPUTS if not output.needs or kinds & set(output.needs)]

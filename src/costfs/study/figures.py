@@ -1,0 +1,705 @@
+"""Figures and tables of the study: the RF paper's Figs. 2-5, cost-accuracy curves and the area
+under the Pareto curve (msB paper, section 5.2), and a Markdown results table.
+
+Pure functions: tables and arrays in; matplotlib Figures, DataFrames or Markdown out. The figures
+are built on `matplotlib.figure.Figure` directly (not pyplot), so no global figure registry or
+interactive backend is involved; the caller saves them with `Figure.savefig`.
+"""
+
+import functools
+import math
+from collections.abc import Mapping
+
+import matplotlib
+import matplotlib.colors
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, Rectangle
+from matplotlib.ticker import MaxNLocator, NullLocator
+
+from costfs.methods import load_method, method_names
+from costfs.methods._base import stable_colour
+from costfs.study.aggregation import (
+    choose_strategies,
+    pareto_areas,
+    pareto_front,
+    summarise,
+    t_interval,
+)
+
+STRATEGY_SUFFIX = {"agnostic": "-0", "simple": "-1", "tuned": "", "fixed": ""}
+"""Label suffix per strategy, as the RF paper's "AUC-0" for the cost-agnostic baseline."""
+
+_STRATEGY_TINT = {"agnostic": 0.6, "simple": 0.3, "tuned": 0.0, "fixed": 0.0}
+_STRATEGY_LINESTYLE = {"agnostic": ":", "simple": "--", "tuned": "-"}
+_STRATEGY_MARKER = {"agnostic": "o", "simple": "s"}
+_XI_STRATEGY_LABEL = {"agnostic": "ξ = 0", "simple": "ξ = 1", "tuned": "tuned"}
+_MAIN_STRATEGIES = ("tuned", "fixed")
+_BASELINE_STRATEGIES = ("tuned", "fixed", "agnostic")
+
+_STYLE = {**sns.axes_style("whitegrid"), **sns.plotting_context("notebook")}
+
+
+def _styled(make_figure):
+    """Seaborn's whitegrid style for this figure only: importing the module leaves the caller's
+    matplotlib settings alone."""
+
+    @functools.wraps(make_figure)
+    def styled(*args, **kwargs):
+        with matplotlib.rc_context(_STYLE):
+            return make_figure(*args, **kwargs)
+
+    return styled
+
+
+# Colours and labels
+
+
+def method_colour(method: str, strategy: str = "tuned") -> tuple[float, float, float]:
+    """The method's colour (declared in its file, else one from its name, so that it is the
+    same in every figure whatever other methods are present), mixed with white for the
+    fixed-ξ strategies (lighter = ξ = 0)."""
+    base = (
+        load_method(method).figure_colour() if method in method_names() else stable_colour(method)
+    )
+    rgb = np.array(matplotlib.colors.to_rgb(base))
+    tint = _STRATEGY_TINT.get(strategy, 0.0)
+    return tuple(rgb + (1.0 - rgb) * tint)
+
+
+def method_label(method: str, strategy: str) -> str:
+    return f"{method}{STRATEGY_SUFFIX.get(strategy, f' ({strategy})')}"
+
+
+def method_order(methods) -> list[str]:
+    """The methods alphabetically: the same order in every figure and table."""
+    return sorted(set(methods))
+
+
+def _labelled(table: pd.DataFrame) -> pd.DataFrame:
+    return table.assign(
+        label=[method_label(m, s) for m, s in zip(table["method"], table["strategy"], strict=True)]
+    )
+
+
+def _label_palette(table: pd.DataFrame) -> dict[str, tuple]:
+    pairs = table[["label", "method", "strategy"]].drop_duplicates("label")
+    return {
+        label: method_colour(method, strategy)
+        for label, method, strategy in pairs.itertuples(index=False)
+    }
+
+
+def _label_order(table: pd.DataFrame) -> list[str]:
+    """Each method's main result (tuned or fixed), then its baselines -0 and -1."""
+    strategy_rank = {"tuned": 0, "fixed": 0, "agnostic": 1, "simple": 2}
+    methods = method_order(table["method"].unique())
+    pairs = table[["label", "method", "strategy"]].drop_duplicates("label")
+    pairs = pairs.assign(
+        method_rank=pairs["method"].map(methods.index),
+        strategy_rank=pairs["strategy"].map(strategy_rank).fillna(3),
+    )
+    return pairs.sort_values(["method_rank", "strategy_rank", "label"])["label"].tolist()
+
+
+def _problem_title(runs_or_summary: pd.DataFrame, problem: str) -> str:
+    kind = runs_or_summary.loc[runs_or_summary["problem"] == problem, "kind"].iloc[0]
+    return f"Setting {problem}" if kind == "simulated" else problem
+
+
+def _draw_ci_boxes(ax, stats: pd.DataFrame, positions, *, horizontal: bool) -> None:
+    """The RF paper's black box over each violin: the 95% CI of the mean, with the mean."""
+    half = 0.09
+    for position, row in zip(positions, stats.itertuples(index=False), strict=True):
+        corner, width, height = (row.ci_low, position - half), row.ci_high - row.ci_low, 2 * half
+        mean_line = ([row.mmce_mean] * 2, [position - half, position + half])
+        if not horizontal:
+            corner, width, height = corner[::-1], height, width
+            mean_line = mean_line[::-1]
+        ax.add_patch(
+            Rectangle(
+                corner,
+                width,
+                height,
+                facecolor=(1.0, 1.0, 1.0, 0.45),
+                edgecolor="black",
+                linewidth=1.0,
+                zorder=4,
+            )
+        )
+        ax.plot(*mean_line, color="black", linewidth=1.2, zorder=5)
+
+
+# Fig. 2: test MMCE over the xi grid, and the three strategies
+
+
+def xi_curve_statistics(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per (method, xi): mean test MMCE, its 95% CI and the 5% and 95% quantiles over reps."""
+    grouped = runs.groupby(["method", "hyperparameter_value"])["test_mmce"]
+    stats = grouped.agg(
+        n_runs="size",
+        mmce_mean="mean",
+        mmce_sd="std",
+        q05=lambda values: values.quantile(0.05),
+        q95=lambda values: values.quantile(0.95),
+    ).reset_index()
+    se = stats.pop("mmce_sd").fillna(0.0) / np.sqrt(stats["n_runs"])
+    stats["ci_low"], stats["ci_high"] = t_interval(stats["mmce_mean"], se, stats["n_runs"])
+    return stats.rename(columns={"hyperparameter_value": "xi"})
+
+
+@_styled
+def xi_curve_figure(runs: pd.DataFrame, problem: str, budget: float) -> Figure:
+    """RF paper Fig. 2 for one problem and budget: per BCR method (hyperparameter xi), the mean
+    test MMCE over the xi grid with its 95% CI and 5-95% quantile band, and violins of the
+    cost-agnostic (xi = 0), simple (xi = 1) and tuned strategies; dashed and dotted lines carry
+    the strategy means across both panels."""
+    subset = runs[
+        (runs["problem"] == problem) & (runs["budget"] == budget) & (runs["hyperparameter"] == "xi")
+    ]
+    if subset.empty:
+        raise ValueError(f"no runs of a method with hyperparameter xi for {problem}, {budget}")
+    methods = method_order(subset["method"].unique())
+    curves = xi_curve_statistics(subset)
+    chosen = choose_strategies(subset, list(_XI_STRATEGY_LABEL))
+    strategy_stats = summarise(chosen)
+
+    n_columns = min(3, len(methods))
+    n_rows = math.ceil(len(methods) / n_columns)
+    figure = Figure(figsize=(5.6 * n_columns, 3.9 * n_rows + 0.9), layout="constrained")
+    panels = figure.subfigures(n_rows, n_columns, squeeze=False).ravel()
+    for panel in panels[len(methods) :]:
+        panel.set_visible(False)
+    for panel, method in zip(panels, methods, strict=False):
+        curve_ax, violin_ax = panel.subplots(
+            1, 2, sharey=True, gridspec_kw={"width_ratios": [1.9, 1.3], "wspace": 0.03}
+        )
+        method_stats = strategy_stats[strategy_stats["method"] == method]
+        _draw_xi_curve(curve_ax, curves[curves["method"] == method], method)
+        _draw_strategy_violins(violin_ax, chosen[chosen["method"] == method], method_stats, method)
+        for row in method_stats.itertuples(index=False):
+            for ax in (curve_ax, violin_ax):
+                ax.axhline(
+                    row.mmce_mean,
+                    color=method_colour(method),
+                    linestyle=_STRATEGY_LINESTYLE[row.strategy],
+                    linewidth=1.0,
+                    alpha=0.9,
+                    zorder=1,
+                )
+        panel.suptitle(method, fontsize="large", fontweight="bold")
+    title = _problem_title(runs, problem)
+    figure.suptitle(f"{title}, $c_{{\\max}}$ = {budget:g}: test MMCE over ξ")
+    figure.legend(
+        handles=_xi_legend_handles(),
+        loc="outside lower center",
+        ncols=4 if n_columns > 1 else 2,
+        frameon=False,
+        fontsize="small",
+    )
+    return figure
+
+
+def _draw_xi_curve(ax, curve: pd.DataFrame, method: str) -> None:
+    colour = method_colour(method)
+    ax.fill_between(curve["xi"], curve["q05"], curve["q95"], color=colour, alpha=0.15, lw=0)
+    ax.fill_between(curve["xi"], curve["ci_low"], curve["ci_high"], color=colour, alpha=0.4, lw=0)
+    ax.plot(curve["xi"], curve["mmce_mean"], color=colour, marker=".", markersize=6, lw=1.6)
+    for strategy, xi in (("agnostic", 0.0), ("simple", 1.0)):
+        at = curve[np.isclose(curve["xi"], xi)]
+        ax.plot(
+            at["xi"],
+            at["mmce_mean"],
+            linestyle="none",
+            marker=_STRATEGY_MARKER[strategy],
+            markersize=8,
+            markerfacecolor=method_colour(method, strategy),
+            markeredgecolor="black",
+            zorder=6,
+        )
+    ax.set_xlabel("ξ (benefit-cost trade-off)")
+    ax.set_ylabel("test MMCE")
+
+
+def _draw_violins(
+    ax, data: pd.DataFrame, category: str, order, palette, *, horizontal: bool, jitter: float
+) -> None:
+    """Violins of test MMCE per `category` value, in `order` and coloured by `palette`, with
+    the replicates as dots."""
+    position = (
+        {"x": "test_mmce", "y": category} if horizontal else {"x": category, "y": "test_mmce"}
+    )
+    orient = {"orient": "h"} if horizontal else {}
+    sns.violinplot(
+        data=data,
+        **position,
+        hue=category,
+        order=order,
+        hue_order=order,
+        palette=palette,
+        **orient,
+        saturation=1.0,
+        inner=None,
+        cut=0,
+        density_norm="width",
+        linewidth=0.8,
+        legend=False,
+        ax=ax,
+    )
+    sns.stripplot(
+        data=data,
+        **position,
+        order=order,
+        **orient,
+        color="black",
+        alpha=0.5,
+        size=3.5,
+        jitter=jitter,
+        ax=ax,
+    )
+
+
+def _draw_strategy_violins(ax, chosen: pd.DataFrame, stats: pd.DataFrame, method: str) -> None:
+    strategies = [s for s in _XI_STRATEGY_LABEL if s in set(chosen["strategy"])]
+    palette = {s: method_colour(method, s) for s in strategies}
+    _draw_violins(ax, chosen, "strategy", strategies, palette, horizontal=False, jitter=0.12)
+    stats = stats.set_index("strategy").loc[strategies].reset_index()
+    _draw_ci_boxes(ax, stats, range(len(strategies)), horizontal=False)
+    ax.set_xticks(range(len(strategies)), [_XI_STRATEGY_LABEL[s] for s in strategies])
+    ax.tick_params(axis="x", labelsize="small")
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+
+
+def _xi_legend_handles() -> list:
+    grey = "#555555"
+    return [
+        Line2D([], [], color=grey, marker=".", lw=1.6, label="mean over reps"),
+        Patch(color=grey, alpha=0.5, label="95% CI of the mean"),
+        Patch(color=grey, alpha=0.18, label="5–95% quantiles"),
+        Patch(facecolor="white", edgecolor="black", label="95% CI (over violin)"),
+        Line2D(
+            [],
+            [],
+            color=grey,
+            ls=":",
+            marker="o",
+            markerfacecolor="#dddddd",
+            markeredgecolor="black",
+            label="ξ = 0 (agnostic): mean",
+        ),
+        Line2D(
+            [],
+            [],
+            color=grey,
+            ls="--",
+            marker="s",
+            markerfacecolor="#aaaaaa",
+            markeredgecolor="black",
+            label="ξ = 1 (simple): mean",
+        ),
+        Line2D([], [], color=grey, ls="-", label="tuned ξ: mean"),
+    ]
+
+
+# Fig. 3: violins per method, one panel per budget
+
+
+@_styled
+def method_violin_figure(runs: pd.DataFrame, problem: str) -> Figure:
+    """RF paper Fig. 3 for one problem: per budget, violins of test MMCE over reps for each
+    method's tuned (or fixed) result and, lighter and suffixed "-0", its cost-agnostic baseline,
+    with the 95% CI of the mean as a black box and the reps as dots."""
+    subset = runs[runs["problem"] == problem]
+    if subset.empty:
+        raise ValueError(f"no runs for problem {problem!r}")
+    chosen = _labelled(choose_strategies(subset, ["agnostic", "tuned"]))
+    stats = _labelled(summarise(chosen))
+    labels = _label_order(chosen)
+    palette = _label_palette(chosen)
+    budgets = sorted(chosen["budget"].unique())
+
+    height = 0.42 * len(labels) + 1.6
+    figure = Figure(figsize=(max(3.3 * len(budgets) + 1.4, 7.0), height), layout="constrained")
+    axes = figure.subplots(1, len(budgets), sharey=True, squeeze=False)[0]
+    for ax, budget in zip(axes, budgets, strict=True):
+        in_budget = chosen[chosen["budget"] == budget]
+        _draw_violins(ax, in_budget, "label", labels, palette, horizontal=True, jitter=0.15)
+        budget_stats = stats[stats["budget"] == budget].set_index("label")
+        present = [label for label in labels if label in budget_stats.index]
+        _draw_ci_boxes(
+            ax,
+            budget_stats.loc[present].reset_index(),
+            [labels.index(label) for label in present],
+            horizontal=True,
+        )
+        ax.set_title(f"$c_{{\\max}}$ = {budget:g}")
+        ax.set_xlabel("test MMCE")
+        ax.set_ylabel("")
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
+    figure.suptitle(
+        f"{_problem_title(runs, problem)}: test MMCE per method\n"
+        "tuned ξ; “-0”: cost-agnostic ξ = 0; box: 95% CI of the mean"
+    )
+    return figure
+
+
+# Fig. 4: absolute feature correlations
+
+
+def absolute_correlations(
+    data: Mapping[str, np.ndarray], simulated_correlation: np.ndarray | None = None
+) -> pd.DataFrame:
+    """Absolute pairwise correlations (each pair once) per data set: `data` maps a name to a
+    feature matrix (rows = observations); `simulated_correlation` is the simulation's Sigma,
+    given as two entries: all off-diagonal values and only the non-zero ones."""
+    frames = []
+    if simulated_correlation is not None:
+        values = _upper_triangle(np.abs(simulated_correlation))
+        frames.append(pd.DataFrame({"data": "Simulated (all)", "correlation": values}))
+        frames.append(pd.DataFrame({"data": "Simulated (> 0)", "correlation": values[values > 0]}))
+    for name in sorted(data):
+        # Constant columns have no correlation (NaN); they are left out, not counted as 0.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            correlation = np.corrcoef(np.asarray(data[name], dtype=float), rowvar=False)
+        values = _upper_triangle(np.abs(np.atleast_2d(correlation)))
+        frames.append(pd.DataFrame({"data": name, "correlation": values[~np.isnan(values)]}))
+    if not frames:
+        raise ValueError("no data sets and no simulated correlation matrix given")
+    return pd.concat(frames, ignore_index=True)
+
+
+def _upper_triangle(matrix: np.ndarray) -> np.ndarray:
+    return matrix[np.triu_indices_from(matrix, k=1)]
+
+
+@_styled
+def feature_correlation_figure(
+    data: Mapping[str, np.ndarray], simulated_correlation: np.ndarray | None = None
+) -> Figure:
+    """RF paper Fig. 4: box plots of absolute feature correlations per real data set and of the
+    simulation's block correlation matrix (all entries and non-zero entries); diamonds mark
+    the means."""
+    correlations = absolute_correlations(data, simulated_correlation)
+    order = list(dict.fromkeys(correlations["data"]))
+    palette = {name: ("#88CCEE" if name.startswith("Simulated") else "#DDDDDD") for name in order}
+    figure = Figure(figsize=(7.5, 0.5 * len(order) + 1.4), layout="constrained")
+    ax = figure.subplots()
+    sns.boxplot(
+        data=correlations,
+        x="correlation",
+        y="data",
+        hue="data",
+        order=order,
+        hue_order=order,
+        palette=palette,
+        saturation=1.0,
+        orient="h",
+        width=0.6,
+        fliersize=1.5,
+        linewidth=1.0,
+        legend=False,
+        ax=ax,
+    )
+    means = correlations.groupby("data")["correlation"].mean().loc[order]
+    ax.plot(
+        means.to_numpy(),
+        range(len(order)),
+        linestyle="none",
+        marker="D",
+        markersize=5,
+        markerfacecolor="#CC3311",
+        markeredgecolor="black",
+        label="mean",
+        zorder=5,
+    )
+    counts = correlations.groupby("data").size().loc[order]
+    ax.set_yticks(range(len(order)), [f"{name}  (n = {counts[name]:,})" for name in order])
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlabel("absolute correlation of a pair of features")
+    ax.set_ylabel("")
+    figure.suptitle("Absolute feature correlations")
+    figure.legend(loc="outside right upper", fontsize="small", frameon=False)
+    return figure
+
+
+# Fig. 5: real data, means with CIs per problem and budget, and mean ranks
+
+
+@_styled
+def real_comparison_figure(summary: pd.DataFrame, problem: str) -> Figure:
+    """RF paper Fig. 5 (top) for one real problem: per budget, each method's mean test MMCE
+    (cross) with its 95% CI (bar), sorted by mean, best at the top; "-0" marks cost-agnostic
+    baselines."""
+    rows = _labelled(
+        summary[(summary["problem"] == problem) & summary["strategy"].isin(_BASELINE_STRATEGIES)]
+    )
+    if rows.empty:
+        raise ValueError(f"no summary rows for problem {problem!r}")
+    budgets = sorted(rows["budget"].unique())
+    n_labels = rows["label"].nunique()
+    figure = Figure(
+        figsize=(max(3.6 * len(budgets) + 0.6, 5.0), 0.34 * n_labels + 1.6), layout="constrained"
+    )
+    axes = figure.subplots(1, len(budgets), squeeze=False)[0]
+    for ax, budget in zip(axes, budgets, strict=True):
+        in_budget = rows[rows["budget"] == budget].sort_values(["mmce_mean", "label"])
+        for position, row in enumerate(in_budget.itertuples(index=False)):
+            ax.errorbar(
+                row.mmce_mean,
+                position,
+                xerr=[[row.mmce_mean - row.ci_low], [row.ci_high - row.mmce_mean]],
+                fmt="x",
+                markersize=8,
+                markeredgewidth=2,
+                capsize=3,
+                elinewidth=2,
+                color=method_colour(row.method, row.strategy),
+            )
+        ax.set_yticks(range(len(in_budget)), in_budget["label"])
+        ax.set_ylim(len(in_budget) - 0.5, -0.5)
+        ax.set_title(f"$c_{{\\max}}$ = {budget:g}")
+        ax.set_xlabel("test MMCE (mean, 95% CI)")
+        ax.grid(axis="y", visible=False)
+    n_runs = int(rows["n_runs"].max())
+    figure.suptitle(f"{problem}: mean test MMCE per method over {n_runs} reps")
+    return figure
+
+
+@_styled
+def mean_rank_figure(summary: pd.DataFrame) -> Figure:
+    """RF paper Fig. 5 (bottom): each method's and strategy's mean rank over all real problems
+    and budgets (the summary's `mean_rank`, among the entries that ran on all of them; the
+    others are left out), best at the top."""
+    real = summary[summary["kind"] == "real"]
+    if real.empty:
+        raise ValueError("no real-data rows in the summary")
+    ranks = (
+        _labelled(real.dropna(subset=["mean_rank"]))
+        .drop_duplicates("label")
+        .sort_values(["mean_rank", "label"])
+    )
+    n_cells = real[["problem", "budget"]].drop_duplicates().shape[0]
+    figure = Figure(figsize=(6.5, 0.32 * len(ranks) + 1.5), layout="constrained")
+    ax = figure.subplots()
+    positions = np.arange(len(ranks))
+    colours = [method_colour(m, s) for m, s in zip(ranks["method"], ranks["strategy"], strict=True)]
+    ax.hlines(positions, 1, ranks["mean_rank"], color=colours, linewidth=2.5)
+    ax.scatter(ranks["mean_rank"], positions, color=colours, edgecolor="black", s=50, zorder=3)
+    ax.set_yticks(positions, ranks["label"])
+    ax.set_ylim(len(ranks) - 0.5, -0.5)
+    ax.set_xlim(left=0.8)
+    ax.set_xlabel(f"mean rank (1 = best)\nover {n_cells} real problem × budget combinations")
+    ax.grid(axis="y", visible=False)
+    ax.set_title("Mean rank on real data (“-0”: ξ = 0, “-1”: ξ = 1)")
+    return figure
+
+
+# Cost-accuracy curves and the area under the Pareto curve
+
+
+@_styled
+def cost_accuracy_figure(
+    summary: pd.DataFrame, schedules: Mapping[str, pd.DataFrame] | None = None
+) -> Figure:
+    """Per problem, each method's mean test MMCE (with 95% CI) against its mean selected cost,
+    one point per budget (tuned or fixed strategy), on a log cost axis ticked at the budgets.
+    A model schedule (table with `cost` and `test_mmce` or `oob_mmce`, e.g. msB's) given for a
+    problem in `schedules` is drawn as its Pareto staircase."""
+    rows = summary[summary["strategy"].isin(_MAIN_STRATEGIES)]
+    if rows.empty:
+        raise ValueError("no tuned or fixed rows in the summary")
+    schedules = schedules or {}
+    problems = list(
+        dict.fromkeys(rows.sort_values(["kind", "problem"], ascending=[False, True])["problem"])
+    )
+    methods = method_order(rows["method"].unique())
+    n_columns = min(4, math.ceil(math.sqrt(len(problems))))
+    n_rows = math.ceil(len(problems) / n_columns)
+    figure = Figure(figsize=(4.2 * n_columns, 3.4 * n_rows + 0.9), layout="constrained")
+    axes = figure.subplots(n_rows, n_columns, squeeze=False).ravel()
+    for ax in axes[len(problems) :]:
+        ax.set_visible(False)
+    for ax, problem in zip(axes, problems, strict=False):
+        in_problem = rows[rows["problem"] == problem]
+        for method in methods:
+            curve = in_problem[in_problem["method"] == method].sort_values("budget")
+            if curve.empty:
+                continue
+            ax.errorbar(
+                curve["cost_mean"],
+                curve["mmce_mean"],
+                yerr=[curve["mmce_mean"] - curve["ci_low"], curve["ci_high"] - curve["mmce_mean"]],
+                color=method_colour(method),
+                marker="o",
+                markersize=4,
+                capsize=2,
+                linewidth=1.5,
+                alpha=0.9,
+            )
+        costs = in_problem["cost_mean"]
+        if problem in schedules:
+            costs = pd.concat([costs, _draw_schedule(ax, schedules[problem])["cost"]])
+        # Budgets usually grow geometrically (1, 2, 5, 10, 30): a log axis spaces them evenly,
+        # and its only ticks and grid lines are the budgets.
+        budgets = sorted(in_problem["budget"].unique())
+        ax.set_xscale("log")
+        ax.set_xticks(budgets, [f"{budget:g}" for budget in budgets])
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xlim(costs[costs > 0].min() / 1.25, max(budgets[-1], costs.max()) * 1.25)
+        ax.set_title(_problem_title(rows, problem))
+        ax.set_xlabel("mean selected cost (ticks: budgets)")
+        ax.set_ylabel("test MMCE")
+    handles = [Line2D([], [], color=method_colour(m), marker="o", label=m) for m in methods]
+    if schedules:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color="black",
+                linestyle="--",
+                drawstyle="steps-post",
+                label="model schedule (Pareto front)",
+            )
+        )
+    figure.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncols=min(len(handles), 6),
+        frameon=False,
+    )
+    figure.suptitle("Test MMCE against selected cost over the budgets")
+    return figure
+
+
+def _draw_schedule(ax, schedule: pd.DataFrame) -> pd.DataFrame:
+    """The schedule's Pareto staircase, extended to its largest cost; returns the front."""
+    error_column = "test_mmce" if "test_mmce" in schedule else "oob_mmce"
+    front = pareto_front(schedule["cost"], schedule[error_column])
+    ax.step(
+        [*front["cost"], schedule["cost"].max()],
+        [*front["error"], front["error"].iloc[-1]],
+        where="post",
+        color="black",
+        linestyle="--",
+        linewidth=1.2,
+        zorder=3,
+    )
+    return front
+
+
+# Markdown tables
+
+
+def results_table(summary: pd.DataFrame, digits: int = 3) -> str:
+    """Markdown: per problem and budget, each method's mean test MMCE with its 95% CI (tuned
+    or fixed strategy), the lowest mean per row in bold."""
+    rows = summary[summary["strategy"].isin(_MAIN_STRATEGIES)]
+    cells = rows.assign(
+        value=rows["mmce_mean"],
+        text=[
+            f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+            for mean, low, high in zip(
+                rows["mmce_mean"], rows["ci_low"], rows["ci_high"], strict=True
+            )
+        ],
+    )
+    return _markdown_best_table(cells, ["problem", "budget"], ["Problem", "Budget"], digits)
+
+
+def pareto_area_table(areas: pd.DataFrame, digits: int = 3) -> str:
+    """Markdown: per problem, each method's mean AUP ± SE (tuned or fixed strategy), the lowest
+    per row in bold."""
+    rows = areas[areas["strategy"].isin(_MAIN_STRATEGIES)]
+    cells = rows.assign(
+        value=rows["aup_mean"],
+        text=[
+            f"{mean:.{digits}f} ± {se:.{digits}f}"
+            for mean, se in zip(rows["aup_mean"], rows["aup_se"], strict=True)
+        ],
+    )
+    return _markdown_best_table(cells, ["problem"], ["Problem"], digits)
+
+
+def _markdown_best_table(
+    cells: pd.DataFrame, keys: list[str], headers: list[str], digits: int
+) -> str:
+    """One row per `keys`, one column per method; bold where `value`, rounded as shown, is the
+    row's minimum (ties all bold)."""
+    cells = cells.sort_values(["kind", *keys], ascending=[False] + [True] * len(keys))
+    methods = method_order(cells["method"].unique())
+    lines = [
+        "| " + " | ".join(headers + methods) + " |",
+        "|" + "---|" * len(headers) + "---:|" * len(methods),
+    ]
+    for key, row in cells.groupby(keys, sort=False):
+        shown = row["value"].round(digits)
+        best = shown.min()
+        texts = dict(
+            zip(
+                row["method"],
+                [f"**{t}**" if v == best else t for t, v in zip(row["text"], shown, strict=True)],
+                strict=True,
+            )
+        )
+        key_texts = [f"{k:g}" if isinstance(k, (int, float, np.number)) else str(k) for k in key]
+        lines.append("| " + " | ".join(key_texts + [texts.get(m, "–") for m in methods]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+# The study's figure outputs (`costfs.study.figure_outputs.FIGURE_OUTPUTS` names them): each gives
+# its files from the runs table, the summary and the further `inputs` (`real_data`: name -> X
+# of each real data set, `sigma`: the simulated correlation matrix, `schedules`: the model
+# schedules table), {"": content} for one file or {file name: content} for a directory.
+
+
+def xi_curve_files(runs, summary, inputs):
+    simulated = runs[(runs["kind"] == "simulated") & (runs["hyperparameter"] == "xi")]
+    cells = simulated[["problem", "budget"]].drop_duplicates().sort_values(["problem", "budget"])
+    return {
+        f"{problem}_budget~{budget:g}.png": xi_curve_figure(runs, problem, budget)
+        for problem, budget in cells.itertuples(index=False)
+    }
+
+
+def method_violin_files(runs, summary, inputs):
+    simulated = runs[runs["kind"] == "simulated"]
+    return {
+        f"{problem}.png": method_violin_figure(runs, problem)
+        for problem in sorted(simulated["problem"].unique())
+    }
+
+
+def real_comparison_files(runs, summary, inputs):
+    problems = sorted(summary.loc[summary["kind"] == "real", "problem"].unique())
+    return {f"{problem}.png": real_comparison_figure(summary, problem) for problem in problems}
+
+
+def cost_accuracy_files(runs, summary, inputs):
+    # A schedule is one replicate's curve: the first replicate's is drawn per problem.
+    schedules = {}
+    table = inputs.get("schedules")
+    if table is not None:
+        first = table[table["rep"] == table["rep"].min()]
+        schedules = {problem: rows for problem, rows in first.groupby("problem")}
+    return {"": cost_accuracy_figure(summary, schedules)}
+
+
+def results_files(runs, summary, inputs):
+    return {
+        "": "# Results\n\n## Mean test MMCE [95% CI]\n\n"
+        + results_table(summary)
+        + "\n## Area under the Pareto curve of test MMCE against cost (mean ± SE)\n\n"
+        + pareto_area_table(pareto_areas(runs))
+    }
+
+
+def mean_rank_files(runs, summary, inputs):
+    return {"": mean_rank_figure(summary)}
+
+
+def feature_correlation_files(runs, summary, inputs):
+    return {"": feature_correlation_figure(inputs["real_data"], inputs.get("sigma"))}

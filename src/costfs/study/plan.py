@@ -1,0 +1,229 @@
+"""The study a config describes: its problems and data sets, each method's runs, grid and
+parameters, the relations between keys the schema cannot check, and where each stage's files
+go. The workflow (`workflow/rules/common.smk`) reads everything about the study from here.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from costfs.methods import load_method
+from costfs.study.figure_outputs import FigureOutput, figure_outputs_for
+from costfs.study.simulate import SETTINGS
+
+
+class StudyError(ValueError):
+    """A config whose keys do not fit together; the message names the keys."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    name: str
+    kind: str
+    """`simulated` or `real`."""
+    dataset: str
+    """The data set whose training data the problem uses: `independent` or `correlated` for
+    the simulated settings, the real data set's name otherwise."""
+    budgets: tuple[float, ...]
+    cost_type: str | None = None
+    """`independent` or `correlated` costs of a simulated setting."""
+
+
+class Study:
+    """A validated config (defaults filled in) as the workflow's plan."""
+
+    def __init__(self, config: dict, working_directory: Path | None = None):
+        self.config = config
+        self.simulation = config["simulation"]
+        self.real = config["real_data"]
+        self.methods = list(config["methods"])
+        self.reps = list(range(1, config["n_rep"] + 1))
+        self.problems: dict[str, Problem] = {
+            setting: Problem(
+                setting,
+                "simulated",
+                SETTINGS[setting][0],
+                tuple(self.simulation["budgets"]),
+                SETTINGS[setting][1],
+            )
+            for setting in self.simulation["settings"]
+        }
+        for name, dataset in self.real["datasets"].items():
+            for problem in self.real_problems(name):
+                self.problems[problem] = Problem(problem, "real", name, tuple(dataset["budgets"]))
+        self.datasets = sorted({problem.dataset for problem in self.problems.values()})
+        self._check(Path.cwd() if working_directory is None else working_directory)
+
+    # Checks of what the schema cannot say.
+
+    def _check(self, working_directory: Path) -> None:
+        simulation = self.simulation
+        if simulation["n_informative"] > simulation["n_features"]:
+            raise StudyError(
+                f"simulation.n_informative={simulation['n_informative']} exceeds "
+                f"simulation.n_features={simulation['n_features']}"
+            )
+        if simulation["n_features"] % simulation["n_blocks"]:
+            raise StudyError(
+                f"simulation.n_features={simulation['n_features']} is not a multiple of "
+                f"simulation.n_blocks={simulation['n_blocks']}"
+            )
+        if simulation["cost_min"] > simulation["cost_max"]:
+            raise StudyError("simulation.cost_min must not exceed simulation.cost_max")
+        xi_grids = {"xi_grid": self.config["xi_grid"]} | {
+            f"methods.{method}.xi_grid": settings["xi_grid"]
+            for method, settings in self.config["methods"].items()
+            if "xi_grid" in settings
+        }
+        for strategy, value in (("agnostic", 0), ("simple", 1)):
+            for key, grid in xi_grids.items():
+                if strategy in self.config["strategies"] and value not in grid:
+                    raise StudyError(
+                        f"strategies contains {strategy!r}, which needs xi={value} in {key} "
+                        f"({key} is {grid})"
+                    )
+        data_dir = self.real["data_dir"]
+        directory = working_directory / data_dir if data_dir else None
+        if self.real["datasets"] and directory and not directory.is_dir():
+            raise StudyError(
+                f"config key real_data.data_dir: directory {data_dir!r} does not exist "
+                f"(relative to the working directory {working_directory})"
+            )
+        for name, dataset in self.real["datasets"].items():
+            key = f"config key real_data.datasets.{name}"
+            for file_key in ("path", "costs"):
+                if dataset.get(file_key) and not (working_directory / dataset[file_key]).is_file():
+                    raise StudyError(
+                        f"{key}.{file_key}: file {dataset[file_key]!r} does not exist (relative "
+                        f"to the working directory {working_directory})"
+                    )
+            if dataset.get("costs") and "n_cost_vectors" in dataset:
+                raise StudyError(
+                    f"{key}: n_cost_vectors draws random costs, but costs gives the costs; "
+                    "remove one of the two"
+                )
+            if dataset.get("path"):
+                continue
+            has_csv = directory and any(
+                (directory / f"{name}{suffix}").exists() for suffix in (".csv", ".csv.gz")
+            )
+            if not (has_csv or dataset.get("sklearn_loader") or dataset.get("openml_id")):
+                raise StudyError(
+                    f"config key real_data.datasets.{name}: no {name}.csv or {name}.csv.gz in "
+                    f"real_data.data_dir ({data_dir!r}) and no openml_id or sklearn_loader"
+                )
+        if not self.problems:
+            raise StudyError("no problems: simulation.settings and real_data.datasets are empty")
+        for method in self.methods:
+            unknown = sorted(set(self.method_problems(method)) - set(self.problems))
+            if unknown:
+                raise StudyError(
+                    f"config key methods.{method}.problems: unknown problem(s) "
+                    f"{', '.join(unknown)}; the study's problems are {', '.join(self.problems)}"
+                )
+
+    # Problems and data.
+
+    def real_problems(self, dataset: str) -> list[str]:
+        vectors = self.real["datasets"][dataset].get("n_cost_vectors", 1)
+        return [dataset] if vectors == 1 else [f"{dataset}_c{k}" for k in range(1, vectors + 1)]
+
+    def problem_names(self, kind: str) -> list[str]:
+        return [name for name, problem in self.problems.items() if problem.kind == kind]
+
+    @property
+    def correlated_settings(self) -> list[str]:
+        return [
+            name
+            for name in self.problem_names("simulated")
+            if self.problems[name].dataset == "correlated"
+        ]
+
+    def figure_outputs(self) -> list[FigureOutput]:
+        kinds = {problem.kind for problem in self.problems.values()}
+        if self.correlated_settings:
+            kinds.add("correlated")
+        return figure_outputs_for(kinds)
+
+    @staticmethod
+    def training_path(dataset: str, rep) -> str:
+        kind = "simulated" if dataset in ("independent", "correlated") else "real"
+        return f"results/data/{kind}/{dataset}/rep~{rep}/train.npz"
+
+    def test_path(self, problem: str, rep) -> str:
+        dataset = self.problems[problem].dataset
+        if self.problems[problem].kind == "simulated":
+            return f"results/data/simulated/{dataset}/test.npz"
+        return f"results/data/real/{dataset}/rep~{rep}/test.npz"
+
+    # Methods.
+
+    def method_problems(self, method: str) -> list[str]:
+        return self.config["methods"][method].get("problems", list(self.problems))
+
+    def runs(self, method: str) -> list[tuple[str, int]]:
+        """(problem, rep) of every run of `method`."""
+        return [(problem, rep) for problem in self.method_problems(method) for rep in self.reps]
+
+    def method_grid(self, method: str) -> list:
+        """The values of the method's hyperparameter: its `<name>_grid` if the config gives
+        one, else the study's `xi_grid` for xi and the declared default grid for any other;
+        none without a hyperparameter."""
+        hyperparameter = load_method(method).hyperparameter
+        if hyperparameter is None:
+            return []
+        default = self.config["xi_grid"] if hyperparameter.name == "xi" else hyperparameter.grid
+        return list(self.config["methods"][method].get(hyperparameter.grid_key, default))
+
+    def method_parameters(self, method: str, stage: str) -> dict:
+        """The method's declared parameters of `stage` (`prepare` or `select`): the config's
+        values, defaults for the keys it does not give."""
+        return load_method(method).stage_parameters(self.config["methods"][method], stage)
+
+    def common_methods(self) -> list[str]:
+        """Methods that run on every problem of the study."""
+        return [
+            method for method in self.methods if "problems" not in self.config["methods"][method]
+        ]
+
+    def prepared_runs(self) -> list[tuple[str, str, int]]:
+        """(method, data set, rep) of every cost-free preparation: once per data set, shared
+        by the problems (settings, cost vectors) that use it."""
+        return sorted(
+            {
+                (method, self.problems[problem].dataset, rep)
+                for method in self.methods
+                if load_method(method).has_preparation
+                for problem, rep in self.runs(method)
+            }
+        )
+
+    def schedule_methods(self) -> list[str]:
+        return [method for method in self.methods if load_method(method).has_schedule]
+
+    def evaluations(self) -> list[str]:
+        """One table per (method, problem), holding all its replicates."""
+        return [
+            f"results/evaluation/{method}/{problem}.parquet"
+            for method in self.methods
+            for problem in self.method_problems(method)
+        ]
+
+    def benchmarks(self) -> list[str]:
+        """Time and memory records of the jobs that compute: cost-free preparation, selection
+        and evaluation (the data jobs take seconds in all)."""
+        return (
+            [
+                f"benchmarks/prepare_method/{method}/{dataset}/rep~{rep}.tsv"
+                for method, dataset, rep in self.prepared_runs()
+            ]
+            + [
+                f"benchmarks/select_features/{method}/{problem}/rep~{rep}.tsv"
+                for method in self.methods
+                for problem, rep in self.runs(method)
+            ]
+            + [
+                f"benchmarks/evaluate_selection/{method}/{problem}.tsv"
+                for method in self.methods
+                for problem in self.method_problems(method)
+            ]
+        )

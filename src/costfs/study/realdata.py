@@ -1,0 +1,172 @@
+"""Real data sets: reading a table, label mapping, costs and random train/test splits."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from costfs.core.costs import FeatureCosts
+from costfs.core.validation import DataError, check_class_target, check_costs, check_feature_frame
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """Where a real data set comes from: `kind` is `file` (`location` is a CSV, .csv.gz or
+    Parquet file), `sklearn` (a `sklearn.datasets` loader) or `openml` (a data id, cached
+    under `cache`)."""
+
+    kind: str
+    location: str
+    target: str
+    positive_class: object
+    cache: str | None = None
+
+
+def choose_source(
+    name: str,
+    source: dict,
+    data_dir: str | None,
+    exists: Callable[[Path], bool] = Path.exists,
+) -> DataSource:
+    """The data set's `path` if it has one; else the first source that is there, in the order
+    `<data_dir>/<name>.csv.gz`, `<data_dir>/<name>.csv`, a scikit-learn loader, OpenML by id."""
+    target, positive_class = source.get("target", "target"), source.get("positive_class")
+    if source.get("path"):
+        return DataSource("file", str(source["path"]), target, positive_class)
+    if data_dir:
+        directory = Path(data_dir)
+        if not directory.is_dir():
+            raise DataError(f"data_dir {str(directory)!r} does not exist or is not a directory")
+        for candidate in (directory / f"{name}.csv.gz", directory / f"{name}.csv"):
+            if exists(candidate):
+                return DataSource("file", str(candidate), target, positive_class)
+    if source.get("sklearn_loader"):
+        return DataSource(
+            "sklearn", source["sklearn_loader"], "target", source["sklearn_positive_class"]
+        )
+    if source.get("openml_id"):
+        return DataSource(
+            "openml",
+            str(source["openml_id"]),
+            source["source_target"],
+            source["source_positive_class"],
+            source.get("openml_cache"),
+        )
+    raise DataError(
+        f"data set {name!r}: no {name}.csv(.gz) in data_dir {data_dir!r} and no other source"
+    )
+
+
+def table_to_arrays(
+    frame: pd.DataFrame, target: str, positive_class: object, source: str
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Features, class codes and feature names. With a `positive_class`, that label is 1 and
+    all others 0; without, each distinct label is a class (codes in sorted label order)."""
+    if target not in frame.columns:
+        raise DataError(
+            f"{source}: no target column {target!r}; columns are {list(frame.columns)[:8]}..."
+        )
+    labels = frame[target]
+    features = frame.drop(columns=[target])
+    check_feature_frame(features, source)
+    if labels.isna().any():
+        raise DataError(f"{source}: target column {target!r} has missing values")
+    if positive_class is not None:
+        labels = labels.astype(str) == str(positive_class)
+        if not labels.any():
+            found = sorted(frame[target].astype(str).unique())[:8]
+            raise DataError(
+                f"{source}: positive class {positive_class!r} does not occur in target "
+                f"{target!r} (values: {found})"
+            )
+    y = check_class_target(labels.to_numpy(), len(frame), f"{source} target {target!r}")
+    return features.to_numpy(dtype=float), y, [str(c) for c in features.columns]
+
+
+COST_COLUMNS = ("feature", "cost", "group")
+
+
+def costs_from_table(
+    table: pd.DataFrame,
+    feature_names: list[str],
+    source: str,
+    group_costs: dict[str, float] | None = None,
+) -> FeatureCosts:
+    """The features' costs from a table with columns `feature`, `cost` and optionally `group`,
+    in the order of `feature_names`: every feature needs exactly one positive own cost, every
+    row must name a feature of the data, and every group named needs its shared cost in
+    `group_costs`."""
+    absent = [column for column in COST_COLUMNS[:2] if column not in table.columns]
+    if absent:
+        raise DataError(
+            f"{source}: a costs file needs the columns feature and cost; missing {absent}, "
+            f"found {list(table.columns)}"
+        )
+    extra = [column for column in table.columns if column not in COST_COLUMNS]
+    if extra:
+        raise DataError(
+            f"{source}: unexpected columns {extra}; a costs file has the columns feature, cost "
+            "and optionally group"
+        )
+    names = table["feature"].astype(str)
+    repeated = sorted(set(names[names.duplicated()]))
+    if repeated:
+        raise DataError(f"{source}: features listed more than once: {repeated[:5]}")
+    values = pd.to_numeric(table["cost"], errors="coerce")
+    for name, raw, value in zip(names, table["cost"], values, strict=True):
+        if not np.isfinite(value) or value <= 0:
+            raise DataError(
+                f"{source}: feature {name!r} has cost {raw!r}; costs must be positive numbers"
+            )
+    own = check_costs(
+        pd.Series(values.to_numpy(), index=names), len(feature_names), source, feature_names
+    )
+    if "group" not in table.columns:
+        if group_costs:
+            raise DataError(f"{source}: group_costs are given but the file has no group column")
+        return FeatureCosts.ungrouped(own)
+    group_of = dict(zip(names, table["group"], strict=True))
+    groups = [group_of[name] for name in feature_names]
+    return FeatureCosts.grouped(own, groups, group_costs or {}, source=f"{source} group_costs")
+
+
+def degenerate_columns(X: np.ndarray, names: list[str]) -> list[str]:
+    """Constant columns and columns identical to an earlier one, described by name.
+
+    Both are valid features (a constant column carries no information, a copy has its own
+    cost); they are reported because they usually mean a preprocessing slip.
+    """
+    notes = [f"column {names[j]!r} is constant" for j in np.flatnonzero(np.ptp(X, axis=0) == 0)]
+    first_of = {}
+    for j in range(X.shape[1]):
+        first = first_of.setdefault(X[:, j].tobytes(), j)
+        if first != j:
+            notes.append(f"column {names[j]!r} duplicates column {names[first]!r}")
+    return notes
+
+
+def check_training_classes(y_train: np.ndarray, n_classes: int, source: str) -> None:
+    """A training part needs rows of every class."""
+    counts = np.bincount(y_train, minlength=n_classes)
+    if counts.min() == 0:
+        missing = ", ".join(str(k) for k in np.flatnonzero(counts == 0))
+        raise DataError(
+            f"{source}: the training part has no rows of class {missing} (rows per class: "
+            f"{', '.join(str(count) for count in counts)}); the data set is too small or too "
+            "unbalanced for train_fraction"
+        )
+
+
+def split_indices(
+    rng: np.random.Generator, n_rows: int, train_fraction: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """A random (not stratified) split; both parts sorted so row order stays that of the source."""
+    order = rng.permutation(n_rows)
+    n_train = round(train_fraction * n_rows)
+    return np.sort(order[:n_train]), np.sort(order[n_train:])
+
+
+def uniform_costs(rng: np.random.Generator, n_features: int, low: float, high: float) -> np.ndarray:
+    return rng.uniform(low, high, size=n_features)

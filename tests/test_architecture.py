@@ -1,0 +1,58 @@
+"""The package's wings keep their order (command line > study > methods > engine > core) and
+no modules of a wing import each other in a circle: import-linter's contracts in
+pyproject.toml, checked on the package and on copies with a planted violation."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+def lint_imports(source: Path) -> subprocess.CompletedProcess:
+    """lint-imports with the project's contracts on the package under `source`."""
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--config", str(REPO / "pyproject.toml"), "--no-cache"],
+        cwd=REPO,
+        env={"PYTHONPATH": str(source), "PATH": str(Path(sys.executable).parent)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def planted_copy(tmp_path: Path, module: str, line: str) -> Path:
+    """A copy of the package with `line` added to `module` (a path under costfs/)."""
+    source = tmp_path / "src"
+    shutil.copytree(REPO / "src" / "costfs", source / "costfs")
+    path = source / "costfs" / module
+    path.write_text(path.read_text() + f"\n{line}\n")
+    return source
+
+
+def test_the_package_keeps_its_layers_and_has_no_import_circles():
+    result = lint_imports(REPO / "src")
+    assert result.returncode == 0, result.stdout
+    assert "2 kept, 0 broken" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "broken"),
+    [
+        # the trees' compiled kernels importing the trees that call them
+        ("engine/cart.py", "from costfs.engine.trees import GrownTree", "No cycles are allowed"),
+        # the feature costs importing the checks that use them
+        ("core/costs.py", "from costfs.core.validation import check_costs", "No cycles"),
+        # the engine reaching up into the methods
+        ("engine/forest.py", "from costfs.methods import load_method", "costfs.engine.forest"),
+    ],
+)
+def test_a_planted_circle_or_upward_import_fails_the_check(tmp_path, module, line, broken):
+    result = lint_imports(planted_copy(tmp_path, module, line))
+    assert result.returncode != 0
+    assert "1 kept, 1 broken" in result.stdout and broken in result.stdout

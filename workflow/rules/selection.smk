@@ -1,0 +1,50 @@
+rule prepare_method:
+    input:
+        training_data=lambda wildcards: STUDY.training_path(wildcards.dataset, wildcards.rep),
+    output:
+        "results/prepared/{method}/{dataset}/rep~{rep}.npz",
+    log:
+        "logs/prepare_method/{method}/{dataset}/rep~{rep}.log",
+    benchmark:
+        "benchmarks/prepare_method/{method}/{dataset}/rep~{rep}.tsv"
+    conda:
+        CONDA_ENV
+    params:
+        seed=config["seed"],
+        method_params=lambda wildcards: as_json(
+            STUDY.method_parameters(wildcards.method, "prepare")
+        ),
+        engine=config["engine"],
+        code=lambda wildcards: stage_code("selection", wildcards.method),
+    shell:
+        "costfs prepare-method --study-seed {params.seed} --method {wildcards.method}"
+        " --dataset {wildcards.dataset} --rep {wildcards.rep} --data {input.training_data}"
+        " --params {params.method_params:q} --engine {params.engine} --threads {threads}"
+        " --out {output} 2> {log}"
+
+
+rule select_features:
+    input:
+        unpack(selection_inputs),
+    output:
+        selection="results/selection/{method}/{problem}/rep~{rep}.parquet",
+        artifacts="results/selection/{method}/{problem}/rep~{rep}.artifacts.npz",
+    log:
+        "logs/select_features/{method}/{problem}/rep~{rep}.log",
+    benchmark:
+        "benchmarks/select_features/{method}/{problem}/rep~{rep}.tsv"
+    conda:
+        CONDA_ENV
+    threads: selection_threads
+    params:
+        seed=config["seed"],
+        # One param for all that depends on the run (fewer functions for Snakemake to call
+        # per job: a paper-scale study plans 15,400 of these jobs).
+        run=selection_arguments,
+        engine=config["engine"],
+        code=lambda wildcards: stage_code("selection", wildcards.method),
+    shell:
+        "costfs select-features --study-seed {params.seed} --method {wildcards.method}"
+        " --rep {wildcards.rep} --data {input.training_data} --costs {input.costs}"
+        " {params.run} --engine {params.engine} --threads {threads}"
+        " --out {output.selection} --out-artifacts {output.artifacts} 2> {log}"
