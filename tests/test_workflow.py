@@ -32,7 +32,12 @@ def write_study(directory: Path, **changes) -> Path:
                 ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
             )
     config = yaml.safe_load((REPO / "config" / "tiny.yaml").read_text())
-    config["real_data"]["data_dir"] = str(SHARED_DATA)
+    # The study's own copy of its data files, which a test may rewrite.
+    data = directory / "data"
+    data.mkdir(exist_ok=True)
+    for name in config["real_data"]["datasets"]:
+        shutil.copy2(SHARED_DATA / f"{name}.csv.gz", data)
+    config["real_data"]["data_dir"] = str(data)
     config.update(changes)
     (directory / "config").mkdir(parents=True, exist_ok=True)
     (directory / "config" / "config.yaml").write_text(yaml.safe_dump(config))
@@ -256,6 +261,79 @@ def test_editing_the_data_loading_command_reruns_the_jobs_that_load_data(study):
     jobs = jobs_after_editing(study.parent, "src/costfs/cli/stages/realdata.py")
     assert jobs["load_real_dataset"] == 1 and jobs["split_real_data"] == 2
     assert not any(rule.startswith("simulate") for rule in jobs)
+
+
+def test_rewriting_a_data_file_reruns_its_loading_and_what_follows(study):
+    data_file = study.parent / "data" / "wdbc.csv.gz"
+    original, times = data_file.read_bytes(), data_file.stat()
+    frame = pd.read_csv(data_file)
+    frame.loc[0, "target"] = 1 - frame.loc[0, "target"]  # a corrected label
+    try:
+        frame.to_csv(data_file, index=False)
+        jobs = planned_jobs(study.parent)
+    finally:
+        data_file.write_bytes(original)
+        os.utime(data_file, ns=(times.st_atime_ns, times.st_mtime_ns))
+    assert jobs["load_real_dataset"] == 1 and jobs["split_real_data"] == 2
+    assert not any(rule.startswith("simulate") for rule in jobs)
+    assert planned_jobs(study.parent) == {}
+
+
+def test_a_new_budget_reruns_the_selections_but_not_the_data_or_the_cost_free_work(study):
+    config_path = study.parent / "config" / "config.yaml"
+    original = config_path.read_text()
+    config = yaml.safe_load(original)
+    config["real_data"]["datasets"]["wdbc"]["budgets"] = [1, 2, 4]
+    try:
+        config_path.write_text(yaml.safe_dump(config))
+        jobs = planned_jobs(study.parent)
+    finally:
+        config_path.write_text(original)
+    assert not {"load_real_dataset", "split_real_data", "draw_costs", "prepare_method"} & set(jobs)
+    assert jobs["select_features"] > 0
+
+
+def test_the_code_hash_is_that_of_the_installed_costfs_that_runs(study, tmp_path):
+    """With a non-editable install, the jobs run the installed package: editing it reruns its
+    users; editing the workflow's own src/ (which does not run) reruns nothing."""
+    site = tmp_path / "site"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(site),
+            str(REPO),
+        ],
+        check=True,
+        timeout=600,
+    )
+    installed = {**os.environ, "PYTHONPATH": str(site)}
+
+    def planned() -> str:
+        """What a dry run with the installed package says."""
+        command = snakemake_command(study.parent, "-n", "--quiet", "rules", "--cores", "1")
+        result = subprocess.run(command, capture_output=True, text=True, env=installed, timeout=600)
+        assert result.returncode == 0, result.stderr[-2000:]
+        return result.stdout + result.stderr
+
+    said = planned()
+    assert "Nothing to be done" in said
+    assert f"The jobs run costfs from {site / 'costfs'}" in said
+    workflow_copy = study.parent / "src" / "costfs" / "methods" / "auc.py"
+    original = workflow_copy.read_text()
+    try:
+        workflow_copy.write_text(original + "\n# an edit that does not run\n")
+        assert "Nothing to be done" in planned()
+    finally:
+        workflow_copy.write_text(original)
+    with (site / "costfs" / "methods" / "auc.py").open("a") as module:
+        module.write("\n# an edit that runs\n")
+    assert "select_features" in planned()
 
 
 def test_a_selection_parameter_reruns_selections_but_not_the_cost_free_work(study):

@@ -5,20 +5,32 @@ import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger
 from snakemake.utils import validate
 
 import yaml
 
+import costfs
+from costfs.methods import load_method, method_names
 from costfs.study.config import ConfigError, check_config
 from costfs.study.findings import TABLES as FINDING_TABLES
-from costfs.methods import load_method, method_names
 from costfs.study.plan import Study, StudyError
 from costfs.study.provenance import code_version
 
 # workflow.current_basedir is this file's directory (`workflow/rules/`), whichever Snakefile
 # includes it (the top-level one or `workflow/Snakefile`).
 SCHEMA = Path(workflow.current_basedir).parent / "schemas" / "config.schema.yaml"
-SOURCE = Path(workflow.current_basedir).parents[1] / "src" / "costfs"
+# The jobs run the `costfs` this Python imports (the same interpreter and environment, see
+# shell.prefix below), so the code hashes are taken of that package: with a non-editable
+# install, editing the workflow's own src/ changes nothing that runs and reruns nothing.
+SOURCE = Path(costfs.__file__).resolve().parent
+WORKFLOW_SOURCE = Path(workflow.current_basedir).parents[1] / "src" / "costfs"
+if WORKFLOW_SOURCE.is_dir() and WORKFLOW_SOURCE.resolve() != SOURCE:
+    logger.warning(
+        f"The jobs run costfs from {SOURCE}, not this workflow's {WORKFLOW_SOURCE}: edits "
+        "there take effect (and rerun jobs) only once installed; `pip install -e .` makes the "
+        "workflow's source the one that runs."
+    )
 try:
     check_config(config, yaml.safe_load(SCHEMA.read_text()))
 except ConfigError as error:

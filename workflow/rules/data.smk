@@ -67,6 +67,9 @@ rule simulate_test_data:
 
 
 rule load_real_dataset:
+    input:
+        # The data file, where the data set has one: rewriting it reruns the loading.
+        lambda wildcards: STUDY.dataset_file(wildcards.dataset) or [],
     output:
         "results/data/real/{dataset}/full.npz",
     log:
@@ -74,9 +77,9 @@ rule load_real_dataset:
     conda:
         CONDA_ENV
     params:
-        source=lambda wildcards: as_json(
-            {**REAL["datasets"][wildcards.dataset], "openml_cache": REAL["openml_cache"]}
-        ),
+        # Only the keys that say how the data set is loaded: its budgets and costs do not
+        # change the data.
+        source=lambda wildcards: as_json(STUDY.dataset_source(wildcards.dataset)),
         data_dir=f"--data-dir {shlex.quote(REAL['data_dir'])}" if REAL["data_dir"] else "",
         code=stage_code("realdata"),
     shell:

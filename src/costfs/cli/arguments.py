@@ -9,7 +9,16 @@ import json
 
 STUDY_SEED = (["--study-seed"], {"type": int, "required": True})
 OUT = (["--out"], {"required": True})
-THREADS = (["--threads"], {"type": int, "default": 1})
+
+
+def positive_integer(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+THREADS = (["--threads"], {"type": positive_integer, "default": 1})
 
 
 def json_value(text: str):

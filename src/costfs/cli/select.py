@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 
 from costfs.cli import storage
-from costfs.cli.arguments import THREADS, add_command, group_cost
+from costfs.cli.arguments import THREADS, add_command, group_cost, positive_integer
 from costfs.cli.stages.realdata import read_table_file
 from costfs.core.costs import FeatureCosts
+from costfs.core.errors import DataError
 from costfs.core.progress import shown_on as progress_shown_on
 from costfs.methods import load_method, method_names
 from costfs.study import realdata, single_run
@@ -74,9 +75,13 @@ def select(args) -> None:
         for row in table.itertuples()
     ]
     document = {"data": args.data, "costs": args.costs, "method": args.method, "results": results}
+    # The result is shown before it is written: a path that cannot be written loses nothing.
+    print(_report(results, hyperparameter.name if hyperparameter else None), flush=True)
     if args.out:
-        storage.write_text(Path(args.out), json.dumps(document, indent=2) + "\n")
-    print(_report(results, hyperparameter.name if hyperparameter else None))
+        try:
+            storage.write_text(Path(args.out), json.dumps(document, indent=2) + "\n")
+        except OSError as error:
+            raise DataError(f"--out {args.out}: cannot be written ({error})") from None
 
 
 def _report(results: list[dict], hyperparameter: str | None) -> str:
@@ -224,7 +229,11 @@ def register(commands) -> None:
         (["--seed"], {"type": int, "default": SELECT_DEFAULTS["seed"]}),
         (
             ["--n-trees"],
-            {"type": int, "default": SELECT_DEFAULTS["n_trees"], "help": "trees of the refits"},
+            {
+                "type": positive_integer,
+                "default": SELECT_DEFAULTS["n_trees"],
+                "help": "trees of the refits",
+            },
         ),
         (["--out"], {"help": "also write the result as JSON to this file"}),
         THREADS,

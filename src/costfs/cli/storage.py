@@ -3,24 +3,36 @@ a later job could read as complete."""
 
 import os
 import tempfile
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from costfs.core.errors import DataError
+
 
 def _write_atomically(path: str | Path, write: Callable[[Path], None]) -> None:
-    path = Path(path)
+    # Beside the file a link points to: renaming onto the link would replace the link itself.
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(handle)
     try:
         write(Path(temporary))
+        # mkstemp's file is private (0600); the output gets the mode of any new file.
+        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_arrays(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
@@ -31,9 +43,19 @@ def write_arrays(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
     _write_atomically(path, write)
 
 
+def _unreadable(path: str | Path, error: Exception) -> DataError:
+    return DataError(
+        f"{path}: cannot be read ({type(error).__name__}: {error}); if it is a file the workflow "
+        "wrote, rebuild it with `snakemake --forcerun <rule>` or delete it and rerun"
+    )
+
+
 def read_arrays(path: str | Path) -> dict[str, np.ndarray]:
-    with np.load(path, allow_pickle=False) as stored:
-        return {name: stored[name] for name in stored.files}
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            return {name: stored[name] for name in stored.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise _unreadable(path, error) from None
 
 
 def write_table(path: str | Path, table: pd.DataFrame) -> None:
@@ -53,4 +75,7 @@ def write_figure(path: str | Path, figure, dpi: int = 150) -> None:
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
-    return pd.read_parquet(path)
+    try:
+        return pd.read_parquet(path)
+    except (OSError, ValueError) as error:
+        raise _unreadable(path, error) from None

@@ -9,10 +9,19 @@ from costfs.core.errors import DataError
 
 def check_feature_frame(frame: pd.DataFrame, source: str) -> None:
     """All columns numeric and finite; raises naming the first bad column of `source`."""
+    repeated = sorted({str(name) for name in frame.columns[frame.columns.duplicated()]})
+    if repeated:
+        raise DataError(f"{source}: column name(s) {repeated} appear more than once")
+    if len(frame) == 0:
+        raise DataError(f"{source}: has no data rows (only a header)")
     for column in frame.columns:
         values = frame[column]
+        if values.isna().all():
+            raise DataError(f"{source}: column {column!r} has no values; drop it")
         if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
-            example = values.dropna().iloc[0] if values.notna().any() else None
+            # The first value that is not a number (a `?` among numbers), else the first value.
+            not_numbers = values[values.notna() & pd.to_numeric(values, errors="coerce").isna()]
+            example = (not_numbers if len(not_numbers) else values.dropna()).iloc[0]
             raise DataError(
                 f"{source}: column {column!r} is not numeric (dtype {values.dtype}, "
                 f"e.g. value {example!r}); encode it as numbers or drop it"
@@ -158,6 +167,23 @@ def check_feature_groups(
     if not isinstance(group_costs, dict | pd.Series):
         raise DataError(f"group_costs: a mapping group -> shared cost, got {group_costs!r}")
     return FeatureCosts.grouped(own_costs, groups, group_costs, source="group_costs")
+
+
+def check_budgets(budgets, source: str = "budgets") -> list[float]:
+    """One or more budgets, each a positive finite number, no two the same."""
+    values = [check_budget(budget, source) for budget in np.atleast_1d(budgets).tolist()]
+    if not values:
+        raise DataError(f"{source}: give at least one budget")
+    repeated = sorted({value for value in values if values.count(value) > 1})
+    if repeated:
+        raise DataError(f"{source}: budget(s) {repeated} given more than once")
+    return values
+
+
+def check_positive_integer(value: object, source: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise DataError(f"{source}: must be a positive integer, got {value!r}")
+    return int(value)
 
 
 def check_budget(budget: object, source: str = "budget") -> float:

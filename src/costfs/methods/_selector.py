@@ -1,5 +1,6 @@
 """The scikit-learn face of every method: the base of the selectors `Method.selector` builds."""
 
+from collections.abc import Mapping
 from typing import Self
 
 import numpy as np
@@ -63,6 +64,13 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
         values = {parameter.name: getattr(self, parameter.name) for parameter in method.parameters}
         if isinstance(X, pd.DataFrame):
             check_feature_frame(X, "X")
+            keyed = isinstance(self.feature_costs, Mapping | pd.Series)
+            if keyed and not all(isinstance(column, str) for column in X.columns):
+                raise DataError(
+                    f"{name}: feature_costs are keyed by column name, but X's column names "
+                    f"are not all strings ({list(X.columns)[:5]}); name the columns with strings "
+                    "or give the costs as an array in column order"
+                )
         # scikit-learn's checks of shape, sparsity and dtype, then ours, which name the row
         # and column of a missing or infinite value.
         X = check_features(validate_data(self, X, dtype=float, ensure_all_finite=False))

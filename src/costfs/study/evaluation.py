@@ -7,9 +7,36 @@ import numpy as np
 import pandas as pd
 
 from costfs.core.costs import FeatureCosts
+from costfs.core.errors import DataError
 from costfs.core.progress import progress_bar
 from costfs.core.seeds import derive_seed
 from costfs.engine.forest import forest_errors
+from costfs.methods._bcr import BUDGET_TOLERANCE
+
+
+def check_selection(selection: pd.DataFrame, costs: FeatureCosts, source: str) -> None:
+    """Every selected set names distinct columns of the data and fits its budget; raises
+    `DataError` naming `source` (a selection file that changed after it was written is never
+    evaluated)."""
+    for features, budget in zip(selection["features"], selection["budget"], strict=True):
+        columns = [int(j) for j in features]
+        outside = [j for j in columns if not 0 <= j < costs.n_features]
+        if outside:
+            raise DataError(
+                f"{source}: the set {columns} names column(s) {outside}, but the data has "
+                f"{costs.n_features} columns; rebuild the file (snakemake --forcerun)"
+            )
+        if len(set(columns)) != len(columns):
+            raise DataError(
+                f"{source}: the set {columns} names a column twice; rebuild the file "
+                "(snakemake --forcerun)"
+            )
+        cost = costs.total(columns)
+        if cost > budget + BUDGET_TOLERANCE:
+            raise DataError(
+                f"{source}: the set {columns} costs {cost:g}, over its budget {budget:g}; "
+                "rebuild the file (snakemake --forcerun)"
+            )
 
 
 def evaluate_feature_sets(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from costfs.methods import load_method
 from costfs.study.figure_outputs import FigureOutput, figure_outputs_for
+from costfs.study.realdata import LOADING_KEYS, choose_source
 from costfs.study.simulate import SETTINGS
 
 
@@ -47,8 +48,19 @@ class Study:
             )
             for setting in self.simulation["settings"]
         }
+        simulated_datasets = {kind for kind, _ in SETTINGS.values()}
         for name, dataset in self.real["datasets"].items():
+            if name in simulated_datasets:
+                raise StudyError(
+                    f"config key real_data.datasets.{name}: {name!r} is the name of the "
+                    "simulated settings' training data; rename the data set"
+                )
             for problem in self.real_problems(name):
+                if problem in self.problems or problem in SETTINGS:
+                    raise StudyError(
+                        f"config key real_data.datasets.{name}: its problem {problem!r} has "
+                        f"the name of simulated setting {problem!r}; rename the data set"
+                    )
                 self.problems[problem] = Problem(problem, "real", name, tuple(dataset["budgets"]))
         self.datasets = sorted({problem.dataset for problem in self.problems.values()})
         self._check(Path.cwd() if working_directory is None else working_directory)
@@ -122,6 +134,19 @@ class Study:
                 )
 
     # Problems and data.
+
+    def dataset_source(self, dataset: str) -> dict:
+        """How the real data set `dataset` is loaded: its loading keys and the OpenML cache."""
+        settings = self.real["datasets"][dataset]
+        return {key: settings[key] for key in LOADING_KEYS if key in settings} | {
+            "openml_cache": self.real["openml_cache"]
+        }
+
+    def dataset_file(self, dataset: str) -> str | None:
+        """The local file the real data set `dataset` is read from, or None (a scikit-learn
+        loader, OpenML)."""
+        source = choose_source(dataset, self.dataset_source(dataset), self.real["data_dir"])
+        return source.location if source.kind == "file" else None
 
     def real_problems(self, dataset: str) -> list[str]:
         vectors = self.real["datasets"][dataset].get("n_cost_vectors", 1)

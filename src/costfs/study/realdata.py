@@ -24,6 +24,20 @@ class DataSource:
     cache: str | None = None
 
 
+LOADING_KEYS = (
+    "path",
+    "target",
+    "positive_class",
+    "sklearn_loader",
+    "sklearn_positive_class",
+    "openml_id",
+    "source_target",
+    "source_positive_class",
+)
+"""The keys of a data set's config that say how it is loaded (`choose_source`, `table_to_arrays`);
+its budgets, costs and cost vectors do not change the data."""
+
+
 def choose_source(
     name: str,
     source: dict,
@@ -71,6 +85,16 @@ def table_to_arrays(
     labels = frame[target]
     features = frame.drop(columns=[target])
     check_feature_frame(features, source)
+    copies = [
+        str(column)
+        for column in features.columns
+        if np.array_equal(features[column].to_numpy(), labels.to_numpy())
+    ]
+    if copies:
+        raise DataError(
+            f"{source}: column(s) {copies} equal the target column {target!r} row for row, so "
+            "the label would be a feature; drop them"
+        )
     if labels.isna().any():
         raise DataError(f"{source}: target column {target!r} has missing values")
     if positive_class is not None:

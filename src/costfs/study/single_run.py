@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from costfs.core.costs import FeatureCosts
+from costfs.core.validation import check_budgets, check_positive_integer
 from costfs.methods import load_method
 from costfs.study.aggregation import choose_strategies
 from costfs.study.evaluation import evaluate_feature_sets
@@ -47,6 +48,8 @@ def select_once(
     are those of the method's selector fit with `random_state=seed`.
     """
     costs = FeatureCosts.of(costs)
+    budgets = check_budgets(budgets)
+    n_trees = check_positive_integer(n_trees, "n_trees")
     declared = load_method(method)
     hyperparameter = declared.hyperparameter
     if hyperparameter is None:
@@ -58,7 +61,15 @@ def select_once(
         values = [float(value)]
     progress(f"{method}: selection for {len(budgets)} budget(s) x {max(len(values), 1)} value(s)")
     _, selection = declared.prepare_and_select(
-        X, y, costs, list(budgets), values, seed=seed, n_jobs=n_jobs, engine=engine
+        X,
+        y,
+        costs,
+        list(budgets),
+        values,
+        seed=seed,
+        n_jobs=n_jobs,
+        engine=engine,
+        source=method,
     )
     records = selection.records
     if value != "tuned":

@@ -31,6 +31,7 @@ def evaluate(args) -> None:
 
 def evaluate_run(args, rep, costs, engine, selection_path, artifacts_path, train_path, test_path):
     selection = storage.read_table(selection_path)
+    evaluation.check_selection(selection, costs, selection_path)
     train = storage.read_arrays(train_path)
     test = storage.read_arrays(test_path)
     sets = [tuple(int(j) for j in features) for features in selection["features"]]

@@ -23,10 +23,21 @@ def read_table_file(path: str) -> pd.DataFrame:
         raise DataError(f"{path}: no such file (relative to {Path.cwd()})")
     try:
         if path.endswith((".parquet", ".pq")):
-            return pd.read_parquet(path)
-        return pd.read_csv(path)
-    except (ValueError, OSError, pd.errors.ParserError) as error:
+            frame = pd.read_parquet(path)
+            header = [str(name) for name in frame.columns]
+        else:
+            frame = pd.read_csv(path)
+            # pandas renames a repeated name (`target` -> `target.1`): compare the raw header.
+            header = pd.read_csv(path, header=None, nrows=1, dtype=str).iloc[0].tolist()
+    except (ValueError, OSError, EOFError, pd.errors.ParserError) as error:
         raise DataError(f"{path}: cannot be read as a table ({error})") from None
+    repeated = sorted({str(name) for name in header if header.count(name) > 1})
+    if repeated:
+        raise DataError(
+            f"{path}: column name(s) {repeated} appear more than once in the header; rename or "
+            "drop the copies"
+        )
+    return frame
 
 
 def read_source(name: str, source: DataSource) -> tuple[pd.DataFrame, str]:
