@@ -8,7 +8,6 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 config=${1:-config/config.yaml}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-ln -s "$(cd "$repo/../shared" && pwd)" "$work/shared"
 commit=$(git -C "$repo" rev-parse HEAD)
 echo "commit $commit, config $config"
 declare -A seconds

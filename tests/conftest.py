@@ -8,7 +8,8 @@ import pytest
 from costfs.methods import load_method
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
+DATA = REPO / "data"
+"""The paper's six real data sets, committed with the project (data/README.md)."""
 
 SMALL = {
     "pfi": {"n_trees": 30},
@@ -92,7 +93,7 @@ def rng():
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    if not SHARED_DATA.is_dir():
-        pytest.fail(f"the shared data sets are expected in {SHARED_DATA}")
-    return SHARED_DATA
+def data_sets() -> Path:
+    if not DATA.is_dir():
+        pytest.fail(f"the real data sets are expected in {DATA}")
+    return DATA

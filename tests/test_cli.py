@@ -19,8 +19,8 @@ def load(tmp_path, name, source, data_dir=None):
     return cli.main(arguments), out
 
 
-def test_csv_from_data_dir_is_preferred(tmp_path, shared_data):
-    code, out = load(tmp_path, "wdbc", {"openml_id": 1510}, shared_data)
+def test_csv_from_data_dir_is_preferred(tmp_path, data_sets):
+    code, out = load(tmp_path, "wdbc", {"openml_id": 1510}, data_sets)
     assert code == 0
     data = storage.read_arrays(out)
     assert data["X"].shape == (569, 30) and int(data["y"].sum()) == 212

@@ -58,12 +58,12 @@ def test_onedal_permutation_importance_is_thread_independent(rng):
 
 
 @pytest.mark.parametrize("engine", ["numba", "sklearnex"])
-def test_importances_agree_with_the_reference_within_monte_carlo_error(shared_data, engine):
+def test_importances_agree_with_the_reference_within_monte_carlo_error(data_sets, engine):
     """Same definition, different forests (numba's exact trees from other random draws,
     oneDAL's histogram splits): on wdbc the per-feature means over independent forests differ
     from scikit-learn's by no more than their Monte Carlo error (Welch t, Bonferroni over the
     30 features) and rank the features alike."""
-    data = pd.read_csv(shared_data / "wdbc.csv.gz")
+    data = pd.read_csv(data_sets / "wdbc.csv.gz")
     y = data.pop("target").to_numpy()
     X = data.to_numpy(dtype=float)
     replicates = {

@@ -5,7 +5,7 @@ import pytest
 from costfs.core.validation import DataError
 from costfs.study.realdata import split_indices, table_to_arrays
 
-EXPECTED = {  # rows, features, positives (shared/data/README.md)
+EXPECTED = {  # rows, features, positives (data/README.md)
     "ada": (4562, 48, 1132),
     "analcatdata_authorship": (841, 70, 317),
     "qsar-biodeg": (1055, 41, 356),
@@ -16,18 +16,18 @@ EXPECTED = {  # rows, features, positives (shared/data/README.md)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_shared_data_sets_load_with_their_documented_shape(shared_data, name):
-    frame = pd.read_csv(shared_data / f"{name}.csv.gz")
+def test_the_data_sets_load_with_their_documented_shape(data_sets, name):
+    frame = pd.read_csv(data_sets / f"{name}.csv.gz")
     X, y, names = table_to_arrays(frame, "target", 1, name)
     rows, features, positives = EXPECTED[name]
     assert X.shape == (rows, features) and len(names) == features
     assert int(y.sum()) == positives
 
 
-def test_sklearn_breast_cancer_with_inverted_labels_equals_the_csv(shared_data):
+def test_sklearn_breast_cancer_with_inverted_labels_equals_the_csv(data_sets):
     from sklearn.datasets import load_breast_cancer
 
-    csv = table_to_arrays(pd.read_csv(shared_data / "wdbc.csv.gz"), "target", 1, "csv")
+    csv = table_to_arrays(pd.read_csv(data_sets / "wdbc.csv.gz"), "target", 1, "csv")
     builtin = table_to_arrays(load_breast_cancer(as_frame=True).frame, "target", 0, "sklearn")
     assert np.allclose(csv[0], builtin[0]) and np.array_equal(csv[1], builtin[1])
 

@@ -19,9 +19,9 @@ from tests.test_study import with_defaults
 
 
 @pytest.fixture
-def own_data(tmp_path, shared_data):
+def own_data(tmp_path, data_sets):
     """wdbc as a researcher's CSV, with a costs file keyed by column name (shuffled rows)."""
-    frame = pd.read_csv(shared_data / "wdbc.csv.gz")
+    frame = pd.read_csv(data_sets / "wdbc.csv.gz")
     data = tmp_path / "wdbc.csv"
     frame.to_csv(data, index=False)
     names = [column for column in frame.columns if column != "target"]

@@ -6,7 +6,7 @@ from snakemake.utils import validate
 
 from costfs.study.plan import Study, StudyError
 from costfs.study.provenance import module_closure
-from tests.conftest import REPO, SHARED_DATA
+from tests.conftest import DATA, REPO
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -19,7 +19,7 @@ def with_defaults(config: dict) -> dict:
 
 def tiny(**changes) -> dict:
     config = yaml.safe_load((REPO / "config" / "tiny.yaml").read_text())
-    config["real_data"]["data_dir"] = str(SHARED_DATA)
+    config["real_data"]["data_dir"] = str(DATA)
     config.update(changes)
     return with_defaults(config)
 
@@ -91,7 +91,7 @@ def test_cost_vectors_make_problems():
 )
 def test_keys_that_do_not_fit_together_are_named(change, message):
     config = yaml.safe_load((REPO / "config" / "tiny.yaml").read_text())
-    config["real_data"]["data_dir"] = str(SHARED_DATA)
+    config["real_data"]["data_dir"] = str(DATA)
     for key, value in change.items():
         config[key] = {**config[key], **value} if isinstance(value, dict) else value
     with pytest.raises(StudyError, match=message):

@@ -15,7 +15,7 @@ import yaml
 from sklearn.datasets import load_wine
 
 from costfs.methods import load_method
-from tests.conftest import REPO, SHARED_DATA
+from tests.conftest import DATA, REPO
 
 pytestmark = pytest.mark.workflow
 
@@ -36,7 +36,7 @@ def write_study(directory: Path, **changes) -> Path:
     data = directory / "data"
     data.mkdir(exist_ok=True)
     for name in config["real_data"]["datasets"]:
-        shutil.copy2(SHARED_DATA / f"{name}.csv.gz", data)
+        shutil.copy2(DATA / f"{name}.csv.gz", data)
     config["real_data"]["data_dir"] = str(data)
     config.update(changes)
     (directory / "config").mkdir(parents=True, exist_ok=True)
@@ -484,7 +484,7 @@ def own_data_study(tmp_path_factory) -> dict:
     paid once), and `wine` (scikit-learn's, three classes, no positive_class) with a costs
     file, under every method that handles K > 2 classes."""
     tmp_path = tmp_path_factory.mktemp("own_data")
-    clinic = pd.read_csv(SHARED_DATA / "wdbc.csv.gz").iloc[:, list(range(8)) + [-1]]
+    clinic = pd.read_csv(DATA / "wdbc.csv.gz").iloc[:, list(range(8)) + [-1]]
     clinic.to_parquet(tmp_path / "clinic.parquet")
     clinic_names = list(clinic.columns[:-1])
     clinic_costs = pd.Series(np.linspace(0.25, 2.0, len(clinic_names)), index=clinic_names)
