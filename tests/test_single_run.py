@@ -188,6 +188,54 @@ def test_costs_file_with_a_shared_cost_group():
     assert costs.total([0, 1]) == 5.5 and costs.total([2]) == 1.0
 
 
+def test_a_groups_shared_cost_in_the_costs_file():
+    """A row with a group and a cost but no feature gives the group's shared cost: no flag or
+    config key is needed; where both give it, they must agree."""
+    table = pd.DataFrame(
+        {
+            "feature": ["b", "a", "c", None],
+            "cost": [2.0, 0.5, 1.0, 3.0],
+            "group": ["lab", "lab", "", "lab"],
+        }
+    )
+    costs = costs_from_table(table, ["a", "b", "c"], "costs.csv")
+    assert costs.total([0, 1]) == 5.5 and costs.total([2]) == 1.0
+    assert costs_from_table(table, ["a", "b", "c"], "costs.csv", {"lab": 3.0}).total([0]) == 3.5
+    with pytest.raises(DataError, match="group 'lab' has the shared cost 3 in the file and 2.5"):
+        costs_from_table(table, ["a", "b", "c"], "costs.csv", {"lab": 2.5})
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (
+            {"feature": ["a", "b"], "cost": [1, 2], "group": ["blood", None]},
+            "no shared cost for group(s) ['blood']; give each one as a row with an empty feature "
+            "(`,COST,blood`) in the costs file, or with --group-costs blood=COST",
+        ),
+        (
+            {"feature": ["a", "b", None], "cost": [1, 2, 1], "group": ["blood", None, None]},
+            "a row without a feature must name the group",
+        ),
+        (
+            {"feature": ["a", "b", None], "cost": [1, 2, -1], "group": ["blood", None, "blood"]},
+            "group 'blood' has the shared cost -1",
+        ),
+        (
+            {
+                "feature": ["a", "b", None, None],
+                "cost": [1, 2, 1, 1],
+                "group": ["x", None, "x", "x"],
+            },
+            "shared cost of group(s) ['x'] given more than once",
+        ),
+    ],
+)
+def test_shared_cost_rows_errors_name_the_group(rows, message):
+    with pytest.raises(DataError, match="^costs.csv: " + re.escape(message)):
+        costs_from_table(pd.DataFrame(rows), ["a", "b"], "costs.csv")
+
+
 def test_costs_file_in_column_order():
     table = pd.DataFrame({"feature": ["b", "a"], "cost": [2.0, 0.5]})
     assert costs_from_table(table, ["a", "b"], "costs.csv").own.tolist() == [0.5, 2.0]

@@ -129,8 +129,9 @@ def init_study(args) -> None:
     name = args.name or Path(args.data).name.split(".")[0]
     budgets = suggested_budgets(costs)
     total = costs.total(np.arange(costs.n_features))
-    shared = dict(zip(costs.group_names, costs.shared.tolist(), strict=True))
-    group_costs = f"      group_costs: {json.dumps(shared)}\n" if costs.has_groups else ""
+    # The shared costs given on the command line; those in the costs file stay there.
+    flagged = dict(args.group_costs)
+    group_costs = f"      group_costs: {json.dumps(flagged)}\n" if flagged else ""
     positive_class = (
         f"      positive_class: {json.dumps(args.positive_class)}\n"
         if args.positive_class is not None

@@ -120,8 +120,9 @@ def costs_from_table(
 ) -> FeatureCosts:
     """The features' costs from a table with columns `feature`, `cost` and optionally `group`,
     in the order of `feature_names`: every feature needs exactly one positive own cost, every
-    row must name a feature of the data, and every group named needs its shared cost in
-    `group_costs`."""
+    row must name a feature of the data, and every group named needs its shared cost. A row
+    with a `group` and a `cost` but no `feature` gives that group's shared cost; `group_costs`
+    (a flag or config key) gives it too, and where both give one they must agree."""
     absent = [column for column in COST_COLUMNS[:2] if column not in table.columns]
     if absent:
         raise DataError(
@@ -134,6 +135,9 @@ def costs_from_table(
             f"{source}: unexpected columns {extra}; a costs file has the columns feature, cost "
             "and optionally group"
         )
+    shared_rows = table["feature"].isna() | (table["feature"].astype(str).str.strip() == "")
+    shared = _shared_costs_from_rows(table[shared_rows], source)
+    table = table[~shared_rows]
     names = table["feature"].astype(str)
     repeated = sorted(set(names[names.duplicated()]))
     if repeated:
@@ -147,13 +151,50 @@ def costs_from_table(
     own = check_costs(
         pd.Series(values.to_numpy(), index=names), len(feature_names), source, feature_names
     )
+    given = {str(group): cost for group, cost in (group_costs or {}).items()}
     if "group" not in table.columns:
-        if group_costs:
+        if given:
             raise DataError(f"{source}: group_costs are given but the file has no group column")
         return FeatureCosts.ungrouped(own)
+    for group in sorted(set(shared) & set(given)):
+        if float(given[group]) != shared[group]:
+            raise DataError(
+                f"{source}: group {group!r} has the shared cost {shared[group]:g} in the file "
+                f"and {given[group]!r} in group_costs; give it once"
+            )
     group_of = dict(zip(names, table["group"], strict=True))
     groups = [group_of[name] for name in feature_names]
-    return FeatureCosts.grouped(own, groups, group_costs or {}, source=f"{source} group_costs")
+    named = {str(group) for group in groups if not pd.isna(group) and str(group) != ""}
+    missing = sorted(named - set(shared) - set(given))
+    if missing:
+        raise DataError(
+            f"{source}: no shared cost for group(s) {missing}; give each one as a row with an "
+            f"empty feature (`,COST,{missing[0]}`) in the costs file, or with --group-costs "
+            f"{missing[0]}=COST (costfs select) / group_costs (a study config)"
+        )
+    return FeatureCosts.grouped(own, groups, shared | given, source=f"{source} group_costs")
+
+
+def _shared_costs_from_rows(rows: pd.DataFrame, source: str) -> dict[str, float]:
+    """Group -> shared cost from the rows of a costs table that name no feature."""
+    if rows.empty:
+        return {}
+    if "group" not in rows.columns or rows["group"].isna().any():
+        raise DataError(
+            f"{source}: a row without a feature must name the group whose shared cost it gives"
+        )
+    groups = rows["group"].astype(str)
+    repeated = sorted(set(groups[groups.duplicated()]))
+    if repeated:
+        raise DataError(f"{source}: shared cost of group(s) {repeated} given more than once")
+    values = pd.to_numeric(rows["cost"], errors="coerce")
+    for group, raw, value in zip(groups, rows["cost"], values, strict=True):
+        if not np.isfinite(value) or value < 0:
+            raise DataError(
+                f"{source}: group {group!r} has the shared cost {raw!r}; a shared cost is a "
+                "number >= 0"
+            )
+    return dict(zip(groups, values.astype(float), strict=True))
 
 
 def degenerate_columns(X: np.ndarray, names: list[str]) -> list[str]:
