@@ -82,7 +82,6 @@ def test_three_classes_are_selected_on_or_refused_by_name(method, problem):
     ("costs", "message"),
     [
         (COSTS[:4], "expected 6 costs"),
-        (np.r_[COSTS[:5], 0.0], "cost of feature 5 is 0.0"),
         (np.r_[COSTS[:5], -1.0], "cost of feature 5 is -1.0"),
         (np.r_[COSTS[:5], np.nan], "cost of feature 5 is nan"),
         (list("abcdef"), "costs must be numbers"),

@@ -101,3 +101,16 @@ def test_step_ties_through_rounding_go_to_the_cheaper_step():
     ratios = step_ratio(delta, np.array([0.5, 0.25]), 1.0, "multiply")
     assert ratios[0] != ratios[1]
     assert np.lexsort((np.arange(2), [0.5, 0.25], ratio_ranks(ratios)))[0] == 1
+
+
+def test_free_features_come_first_ordered_by_their_benefit():
+    scores = np.array([0.1, 0.5, 0.3, 0.9])
+    costs = np.array([0.0, 0.0, 1.0, 2.0])
+    assert rank_by_ratio(filter_ratio(scores, costs, 1.0), costs).tolist() == [1, 0, 3, 2]
+    # xi = 0 ignores every cost alike: by score alone
+    assert rank_by_ratio(filter_ratio(scores, costs, 0.0), costs).tolist() == [3, 1, 2, 0]
+    # a free improvement beats any paid one; among the free, the larger improvement first
+    delta = np.array([-0.01, -0.02, -0.3])
+    ratios = step_ratio(delta, np.array([0.0, 0.0, 0.1]), 1.0, "multiply")
+    assert np.argsort(ratios).tolist() == [1, 0, 2]
+    assert np.isfinite(ratios).all()

@@ -188,6 +188,26 @@ def test_shared_group_costs_are_paid_once_and_the_budget_holds(method, rng):
     assert selector.total_cost_ <= 1.6 + BUDGET_TOLERANCE
 
 
+def test_free_features_cost_nothing_and_fit_any_budget(method, rng):
+    """Features 0 and 3 are free (cost 0), features 1 and 2 cost nothing beyond their group's
+    shared cost: below every positive cost exactly the free features are selected, and every
+    selection's true cost fits its budget."""
+    X = rng.normal(size=(150, 6))
+    y = (X[:, 0] + X[:, 1] + X[:, 3] + rng.normal(scale=0.5, size=150) > 0).astype(int)
+    own = np.array([0.0, 0.0, 0.0, 0.0, 0.2, 0.9])
+    costs = FeatureCosts.grouped(own, [None, "lab", "lab", None, None, None], {"lab": 0.5})
+    budgets = [0.1, 0.6, 2.0]
+    selection = run_method(method, X, y, costs, budgets, grid_of(method), seed=2, **small(method))
+    for record in selection.records:
+        features = np.asarray(record["features"], dtype=int)
+        assert costs.total(features) <= record["budget"] + BUDGET_TOLERANCE
+        if record["budget"] == 0.1:  # the two free features, both informative
+            assert set(features.tolist()) == {0, 3}
+    selector = small_selector(method, feature_costs=own, budget=0.1, random_state=2).fit(X, y)
+    assert set(selector.selected_features_.tolist()) <= {0, 3, 1, 2}
+    assert selector.total_cost_ == 0.0
+
+
 def test_empty_set_when_nothing_fits(method, problem):
     X, y, costs = problem
     selection = run_method(method, X, y, costs, [0.1], grid_of(method), **small(method))

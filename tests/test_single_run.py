@@ -11,6 +11,8 @@ from sklearn.datasets import load_wine
 
 import costfs
 from costfs import cli
+from costfs.cli.select import suggested_budgets
+from costfs.core.costs import FeatureCosts
 from costfs.core.validation import DataError
 from costfs.methods import load_method
 from costfs.study.plan import Study
@@ -156,7 +158,7 @@ def test_init_study_writes_a_config_the_study_accepts(own_data, tmp_path, capsys
         ({"feature": ["a", "b"], "price": [1, 2]}, None, "needs the columns feature and cost"),
         ({"feature": ["a", "b"], "cost": [1, 2], "note": ["x", "y"]}, None, "unexpected columns"),
         ({"feature": ["a", "a", "b"], "cost": [1, 1, 2]}, None, "listed more than once: ['a']"),
-        ({"feature": ["a", "b"], "cost": [1, 0]}, None, "feature 'b' has cost 0"),
+        ({"feature": ["a", "b"], "cost": [1, -1]}, None, "feature 'b' has cost -1"),
         ({"feature": ["a", "b"], "cost": [1, "cheap"]}, None, "feature 'b' has cost 'cheap'"),
         ({"feature": ["a", "b"], "cost": [1, None]}, None, "feature 'b' has cost"),
         ({"feature": ["a"], "cost": [1]}, None, "no cost for ['b']"),
@@ -245,3 +247,9 @@ def test_select_command_names_a_missing_file(tmp_path, caplog):
     arguments = ["select", str(tmp_path / "nope.csv"), "--costs", "c.csv", "--budget", "1"]
     assert cli.main(arguments) == 2
     assert "nope.csv: no such file" in caplog.text
+
+
+def test_suggested_budgets_are_positive_with_free_features():
+    free = FeatureCosts.ungrouped(np.array([0.0, 0.0, 2.0, 4.0]))
+    assert suggested_budgets(free) == [2.0, 3.0]
+    assert suggested_budgets(FeatureCosts.ungrouped(np.zeros(3))) == [1.0]

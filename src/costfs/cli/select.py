@@ -177,10 +177,11 @@ methods:
 
 
 def suggested_budgets(costs: FeatureCosts) -> list[float]:
-    """About 10%, 25% and 50% of the total cost, each at least the cheapest feature, rounded
-    to two significant digits."""
+    """About 10%, 25% and 50% of the total cost, each at least the cheapest feature with a
+    cost (free features fit any budget), rounded to two significant digits."""
     total = costs.total(np.arange(costs.n_features))
-    cheapest = float(costs.standalone().min())
+    standalone = costs.standalone()
+    cheapest = float(standalone[standalone > 0].min()) if (standalone > 0).any() else 1.0
     budgets = sorted({float(f"{max(share * total, cheapest):.2g}") for share in (0.1, 0.25, 0.5)})
     return budgets
 

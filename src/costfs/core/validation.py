@@ -102,12 +102,12 @@ def check_costs(
         raise DataError(
             f"{source}: expected {n_features} costs (one per feature), got shape {costs.shape}"
         )
-    bad = ~np.isfinite(costs) | (costs <= 0)
+    bad = ~np.isfinite(costs) | (costs < 0)
     if bad.any():
         index = int(np.flatnonzero(bad)[0])
         raise DataError(
-            f"{source}: cost of feature {index} is {float(costs[index])}; costs must be positive "
-            "and finite"
+            f"{source}: cost of feature {index} is {float(costs[index])}; costs must be finite "
+            "numbers >= 0 (0: a free feature)"
         )
     return costs
 

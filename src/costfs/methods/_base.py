@@ -528,7 +528,7 @@ class Method:
             f"The scikit-learn selector of method `{self.name}` (costfs/methods/{self.name}.py).",
             "",
             "Parameters (keyword-only):",
-            "- feature_costs: one positive cost per column (array in column order, or a "
+            "- feature_costs: one cost >= 0 per column (0: free; array in column order, or a "
             "mapping / Series keyed by column name); None: every feature costs 1",
             "- feature_groups: each grouped feature's group (mapping keyed by column name, or "
             "one entry per column, None for no group); a group's shared cost is paid once, when "

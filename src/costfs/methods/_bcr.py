@@ -24,6 +24,12 @@ POSITIVE_DELTA = Parameter(
 )
 """The BCR option shared by the step-wise methods (STS, its variant, forward selection)."""
 
+FREE_COST = 1e-12
+"""The cost at which a free feature (added cost 0) enters a benefit-cost ratio: benefit / cost^xi
+is then larger than that of any feature with a cost (costs mean nothing below the budget
+tolerance), so with xi > 0 free features come first, ordered by their benefit; with xi = 0 every
+cost is ignored alike."""
+
 RATIO_TOLERANCE = 1e-9
 """Relative slack under which two ratios are an exact tie: -0.2 / 0.5 and -0.1 / 0.25 are equal,
 but reached through different error changes and costs they can differ in the last bit."""
@@ -46,6 +52,11 @@ def ratio_ranks(ratios: np.ndarray) -> np.ndarray:
     return ranks
 
 
+def ratio_cost(costs) -> np.ndarray:
+    """Costs as they enter a benefit-cost ratio: a free feature's 0 as `FREE_COST`."""
+    return np.maximum(np.asarray(costs, dtype=float), FREE_COST)
+
+
 def step_ratio(
     delta: np.ndarray, added_cost: np.ndarray, xi: float, positive_delta: str
 ) -> np.ndarray:
@@ -56,14 +67,13 @@ def step_ratio(
     form; `POSITIVE_DELTA`).
     """
     delta = np.asarray(delta, dtype=float)
-    weight = np.asarray(added_cost, dtype=float) ** xi
-    return POSITIVE_DELTA_RULES[positive_delta](delta, weight)
+    return POSITIVE_DELTA_RULES[positive_delta](delta, ratio_cost(added_cost) ** xi)
 
 
 def filter_ratio(scores: np.ndarray, costs, xi: float) -> np.ndarray:
     """BCR of a filter: score / cost^xi, with each feature's cost on its own (its group's
     shared cost included); larger is better."""
-    return np.asarray(scores, dtype=float) / FeatureCosts.of(costs).standalone() ** xi
+    return np.asarray(scores, dtype=float) / ratio_cost(FeatureCosts.of(costs).standalone()) ** xi
 
 
 def rank_by_ratio(ratios: np.ndarray, costs) -> np.ndarray:

@@ -47,7 +47,7 @@ from costfs.core.seeds import derive_seed
 from costfs.engine.forest import ENGINES, class_count, oob_errors
 from costfs.engine.importance import IMPORTANCE_ENGINES, permutation_importance
 from costfs.methods._base import Method, Parameter, Selection, boolean, integer, number
-from costfs.methods._bcr import BUDGET_TOLERANCE
+from costfs.methods._bcr import BUDGET_TOLERANCE, ratio_cost
 
 SEQUENCES = ("cost", "importance", "sampling", "l1")
 
@@ -126,7 +126,7 @@ def sampling_weights(importances: np.ndarray, costs: np.ndarray, gamma: float) -
     importances = np.asarray(importances, dtype=float)
     positive = importances[importances > 0]
     floor = positive.min() / 2 if positive.size else 1.0
-    return (np.maximum(importances, floor) / costs) ** gamma
+    return (np.maximum(importances, floor) / ratio_cost(costs)) ** gamma
 
 
 def model_sequences(

@@ -119,7 +119,7 @@ def costs_from_table(
     group_costs: dict[str, float] | None = None,
 ) -> FeatureCosts:
     """The features' costs from a table with columns `feature`, `cost` and optionally `group`,
-    in the order of `feature_names`: every feature needs exactly one positive own cost, every
+    in the order of `feature_names`: every feature needs exactly one own cost >= 0, every
     row must name a feature of the data, and every group named needs its shared cost. A row
     with a `group` and a `cost` but no `feature` gives that group's shared cost; `group_costs`
     (a flag or config key) gives it too, and where both give one they must agree."""
@@ -144,9 +144,10 @@ def costs_from_table(
         raise DataError(f"{source}: features listed more than once: {repeated[:5]}")
     values = pd.to_numeric(table["cost"], errors="coerce")
     for name, raw, value in zip(names, table["cost"], values, strict=True):
-        if not np.isfinite(value) or value <= 0:
+        if not np.isfinite(value) or value < 0:
             raise DataError(
-                f"{source}: feature {name!r} has cost {raw!r}; costs must be positive numbers"
+                f"{source}: feature {name!r} has cost {raw!r}; costs must be numbers >= 0 (0: a "
+                "free feature)"
             )
     own = check_costs(
         pd.Series(values.to_numpy(), index=names), len(feature_names), source, feature_names
