@@ -221,7 +221,7 @@ def test_a_groups_shared_cost_in_the_costs_file():
         ),
         (
             {"feature": ["a", "b", None], "cost": [1, 2, -1], "group": ["blood", None, "blood"]},
-            "group 'blood' has the shared cost -1",
+            "group 'blood' has cost -1",
         ),
         (
             {
@@ -229,7 +229,7 @@ def test_a_groups_shared_cost_in_the_costs_file():
                 "cost": [1, 2, 1, 1],
                 "group": ["x", None, "x", "x"],
             },
-            "shared cost of group(s) ['x'] given more than once",
+            "groups listed more than once: ['x']",
         ),
     ],
 )

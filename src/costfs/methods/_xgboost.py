@@ -53,28 +53,12 @@ def xgboost_classifier(
 
 
 def xgboost_importance(
-    X: np.ndarray,
-    y: np.ndarray,
-    *,
-    sample_weight: np.ndarray | None = None,
-    n_estimators: int,
-    max_depth: int,
-    learning_rate: float,
-    max_bin: int,
-    seed: int,
-    n_jobs: int,
+    X: np.ndarray, y: np.ndarray, *, sample_weight: np.ndarray | None = None, **model
 ) -> np.ndarray:
-    """Gain importance of every column (0 for columns no tree splits on)."""
-    model = xgboost_classifier(
-        n_estimators=n_estimators,
-        max_depth=max_depth,
-        learning_rate=learning_rate,
-        max_bin=max_bin,
-        seed=seed,
-        n_jobs=n_jobs,
-    )
-    model.fit(X, y, sample_weight=sample_weight)
-    return np.asarray(model.feature_importances_, dtype=float)
+    """Gain importance of every column (0 for columns no tree splits on) of the model
+    `xgboost_classifier(**model)` fit on (X, y)."""
+    fitted = xgboost_classifier(**model).fit(X, y, sample_weight=sample_weight)
+    return np.asarray(fitted.feature_importances_, dtype=float)
 
 
 class GainImportancePreparation:

@@ -139,18 +139,11 @@ def costs_from_table(
     shared = _shared_costs_from_rows(table[shared_rows], source)
     table = table[~shared_rows]
     names = table["feature"].astype(str)
-    repeated = sorted(set(names[names.duplicated()]))
-    if repeated:
-        raise DataError(f"{source}: features listed more than once: {repeated[:5]}")
-    values = pd.to_numeric(table["cost"], errors="coerce")
-    for name, raw, value in zip(names, table["cost"], values, strict=True):
-        if not np.isfinite(value) or value < 0:
-            raise DataError(
-                f"{source}: feature {name!r} has cost {raw!r}; costs must be numbers >= 0 (0: a "
-                "free feature)"
-            )
     own = check_costs(
-        pd.Series(values.to_numpy(), index=names), len(feature_names), source, feature_names
+        _costs_by_label(names, table["cost"], source, "feature"),
+        len(feature_names),
+        source,
+        feature_names,
     )
     given = {str(group): cost for group, cost in (group_costs or {}).items()}
     if "group" not in table.columns:
@@ -184,18 +177,23 @@ def _shared_costs_from_rows(rows: pd.DataFrame, source: str) -> dict[str, float]
         raise DataError(
             f"{source}: a row without a feature must name the group whose shared cost it gives"
         )
-    groups = rows["group"].astype(str)
-    repeated = sorted(set(groups[groups.duplicated()]))
+    return _costs_by_label(rows["group"].astype(str), rows["cost"], source, "group").to_dict()
+
+
+def _costs_by_label(labels: pd.Series, raw: pd.Series, source: str, kind: str) -> pd.Series:
+    """The costs `raw` as numbers >= 0 keyed by `labels`, each label once; errors name the
+    `kind` of row (feature or group), its label and its value."""
+    repeated = sorted(set(labels[labels.duplicated()]))
     if repeated:
-        raise DataError(f"{source}: shared cost of group(s) {repeated} given more than once")
-    values = pd.to_numeric(rows["cost"], errors="coerce")
-    for group, raw, value in zip(groups, rows["cost"], values, strict=True):
+        raise DataError(f"{source}: {kind}s listed more than once: {repeated[:5]}")
+    values = pd.to_numeric(raw, errors="coerce")
+    for label, text, value in zip(labels, raw, values, strict=True):
         if not np.isfinite(value) or value < 0:
             raise DataError(
-                f"{source}: group {group!r} has the shared cost {raw!r}; a shared cost is a "
-                "number >= 0"
+                f"{source}: {kind} {label!r} has cost {text!r}; costs must be numbers >= 0 "
+                "(0: free)"
             )
-    return dict(zip(groups, values.astype(float), strict=True))
+    return pd.Series(values.to_numpy(dtype=float), index=labels)
 
 
 def degenerate_columns(X: np.ndarray, names: list[str]) -> list[str]:
