@@ -61,14 +61,6 @@ def unpack_tree_features(prepared: dict[str, np.ndarray]) -> list[np.ndarray]:
     return np.split(prepared["tree_features"], offsets[1:-1])
 
 
-def check_positive_integers(values, name: str) -> list[int]:
-    """A config list of tree depths or feature limits, as ints."""
-    values = [int(value) for value in values]
-    if not values or min(values) < 1:
-        raise ValueError(f"{name} must be a non-empty list of positive integers, got {values}")
-    return values
-
-
 def base_ensemble(
     X: np.ndarray,
     y: np.ndarray,
@@ -88,7 +80,7 @@ def base_ensemble(
     X = np.asarray(X, dtype=float)
     n_features = X.shape[1]
     tree_features, votes = [], []
-    for depth in check_positive_integers(depths, "depths"):
+    for depth in map(int, depths):
         if depth == 1:
             columns = [np.array([feature]) for feature in range(n_features)]
             options = dict(n_trees=n_features, max_features=None, column_sets=columns)

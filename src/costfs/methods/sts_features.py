@@ -32,7 +32,6 @@ from costfs.methods._base import (
 from costfs.methods._bcr import POSITIVE_DELTA
 from costfs.methods.sts import (
     TreeEnsembleSelection,
-    check_positive_integers,
     pack_ensemble,
 )
 
@@ -232,7 +231,7 @@ def feature_limited_ensemble(
     X32 = np.ascontiguousarray(X, dtype=np.float32)
     y = np.asarray(y)
     mtry = default_mtry(X32.shape[1])
-    limits = check_positive_integers(max_features_per_tree, "max_features_per_tree")
+    limits = [int(k) for k in max_features_per_tree]
     jobs = (
         delayed(grow_feature_limited_tree)(
             X32, y, max_distinct=k, mtry=mtry, seed=derive_seed(seed, "max_features", k, i)
