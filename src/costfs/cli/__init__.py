@@ -37,7 +37,7 @@ STAGE_COMMANDS = {
 -> their module: callable as `costfs <command>`, but not listed in `costfs --help`."""
 COMMANDS = {**USER_COMMANDS, **STAGE_COMMANDS}
 EPILOG = (
-    "The workflow's rules also call stage commands (docs/workflow.md), which this list leaves "
+    "The workflow's rules also call stage commands (docs/development.md), which this list leaves "
     "out; `costfs <stage command> --help` describes each."
 )
 
