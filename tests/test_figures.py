@@ -95,6 +95,18 @@ def test_every_figure_is_written_as_a_readable_image(runs, summary, tmp_path, rn
         assert_readable_image(path)
 
 
+def test_the_same_runs_give_the_same_figure_byte_for_byte(runs, tmp_path):
+    """The replicate dots' jitter is seeded: a figure depends on the runs alone, and drawing
+    it leaves numpy's global generator as it was."""
+    np.random.seed(3)  # noqa: NPY002
+    before = np.random.get_state()[1].copy()  # noqa: NPY002
+    paths = [
+        save(figures.method_violin_figure(runs, "A"), tmp_path / f"violins{k}.png") for k in (1, 2)
+    ]
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    assert np.array_equal(np.random.get_state()[1], before)  # noqa: NPY002
+
+
 def test_xi_curves_need_a_method_with_hyperparameter_xi(runs):
     with pytest.raises(ValueError, match="xi"):
         figures.xi_curve_figure(runs[runs["method"] == "boruta"], "A", 1)

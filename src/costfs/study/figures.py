@@ -6,6 +6,7 @@ are built on `matplotlib.figure.Figure` directly (not pyplot), so no global figu
 interactive backend is involved; the caller saves them with `Figure.savefig`.
 """
 
+import contextlib
 import functools
 import math
 from collections.abc import Mapping
@@ -249,17 +250,30 @@ def _draw_violins(
         legend=False,
         ax=ax,
     )
-    sns.stripplot(
-        data=data,
-        **position,
-        order=order,
-        **orient,
-        color="black",
-        alpha=0.5,
-        size=3.5,
-        jitter=jitter,
-        ax=ax,
-    )
+    with _fixed_jitter():
+        sns.stripplot(
+            data=data,
+            **position,
+            order=order,
+            **orient,
+            color="black",
+            alpha=0.5,
+            size=3.5,
+            jitter=jitter,
+            ax=ax,
+        )
+
+
+@contextlib.contextmanager
+def _fixed_jitter():
+    """seaborn draws the strip plot's jitter from numpy's global generator: seeded here (and
+    restored after), the same runs give the same figure, byte for byte."""
+    state = np.random.get_state()  # noqa: NPY002
+    np.random.seed(0)  # noqa: NPY002 (seaborn reads the legacy global generator)
+    try:
+        yield
+    finally:
+        np.random.set_state(state)  # noqa: NPY002
 
 
 def _draw_strategy_violins(ax, chosen: pd.DataFrame, stats: pd.DataFrame, method: str) -> None:
