@@ -44,6 +44,15 @@ def test_a_data_set_named_like_a_setting_is_refused():
         Study(config)
 
 
+def test_two_data_sets_with_the_same_problem_name_are_refused():
+    config = tiny()
+    datasets = config["real_data"]["datasets"]
+    datasets["wdbc"]["n_cost_vectors"] = 2  # problems wdbc_c1 and wdbc_c2
+    datasets["wdbc_c1"] = {"budgets": [1]}
+    with pytest.raises(StudyError, match="'wdbc_c1' is also a problem of data set 'wdbc'"):
+        Study(config)
+
+
 def test_a_duplicated_header_name_is_refused_not_renamed(tmp_path, caplog):
     code, out = load(tmp_path, "a,target,b,target\n1,0,2,0\n2,1,3,1\n3,0,1,1\n")
     assert code == 2 and not out.exists()

@@ -67,7 +67,7 @@ wildcard_constraints:
 def stage_code(stage, *methods):
     """Hash of the code a rule's command runs: the command-line entry point, the stage's module
     `costfs/cli/stages/<stage>.py`, the `methods` it calls by name and every package module
-    they import, read from this workflow's own source tree. A param of every rule, so that
+    they import, read from the package the jobs run (`SOURCE`). A param of every rule, so that
     editing a module reruns the jobs that run it and nothing else (Snakemake does not follow
     Python imports). Cached: the sources do not change while Snakemake plans, and parsing them
     again for each of thousands of jobs took most of a large study's planning."""

@@ -7,15 +7,15 @@ covers that module and what it imports (`costfs.study.provenance`).
 
 import json
 
+from costfs.core.validation import check_positive_integer
+
 STUDY_SEED = (["--study-seed"], {"type": int, "required": True})
 OUT = (["--out"], {"required": True})
 
 
 def positive_integer(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise ValueError(f"expected a positive integer, got {text!r}")
-    return value
+    # argparse reports the DataError (a ValueError) as an invalid value of the option.
+    return check_positive_integer(int(text), text)
 
 
 THREADS = (["--threads"], {"type": positive_integer, "default": 1})

@@ -138,7 +138,7 @@ def init_study(args) -> None:
         else "      # positive_class: LABEL  # to map the target to LABEL against the rest\n"
     )
     methods = [*STUDY_METHODS, *(["fs"] if X.shape[1] <= FORWARD_SELECTION_MAX_FEATURES else [])]
-    cheapest = costs.standalone().min()
+    cheapest = cheapest_paid(costs)
     method_lines = "\n".join(f"  {method}: {{}}" for method in methods)
     others = ", ".join(m for m in method_names() if m not in methods)
     sys.stdout.write(
@@ -159,7 +159,7 @@ real_data:
       path: {json.dumps(str(args.data))}
       costs: {json.dumps(str(args.costs))}
 {group_costs}      target: {json.dumps(args.target)}
-{positive_class}      # Suggested from the costs (total {total:.4g}, cheapest {cheapest:.4g}):
+{positive_class}      # Suggested from the costs (total {total:.4g}, cheapest paid {cheapest:.4g}):
       # about 10%, 25% and 50% of the total cost.
       budgets: {json.dumps(budgets)}
 
@@ -180,10 +180,15 @@ def suggested_budgets(costs: FeatureCosts) -> list[float]:
     """About 10%, 25% and 50% of the total cost, each at least the cheapest feature with a
     cost (free features fit any budget), rounded to two significant digits."""
     total = costs.total(np.arange(costs.n_features))
-    standalone = costs.standalone()
-    cheapest = float(standalone[standalone > 0].min()) if (standalone > 0).any() else 1.0
+    cheapest = cheapest_paid(costs)
     budgets = sorted({float(f"{max(share * total, cheapest):.2g}") for share in (0.1, 0.25, 0.5)})
     return budgets
+
+
+def cheapest_paid(costs: FeatureCosts) -> float:
+    """The standalone cost of the cheapest feature that is not free (1 when all are)."""
+    standalone = costs.standalone()
+    return float(standalone[standalone > 0].min()) if (standalone > 0).any() else 1.0
 
 
 def _data_arguments():

@@ -7,11 +7,20 @@ from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
 
 
+def check_unique_names(names, source: str) -> None:
+    """Column names, each once."""
+    names = [str(name) for name in names]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise DataError(
+            f"{source}: column name(s) {repeated} appear more than once in the header; rename or "
+            "drop the copies"
+        )
+
+
 def check_feature_frame(frame: pd.DataFrame, source: str) -> None:
     """All columns numeric and finite; raises naming the first bad column of `source`."""
-    repeated = sorted({str(name) for name in frame.columns[frame.columns.duplicated()]})
-    if repeated:
-        raise DataError(f"{source}: column name(s) {repeated} appear more than once")
+    check_unique_names(frame.columns, source)
     if len(frame) == 0:
         raise DataError(f"{source}: has no data rows (only a header)")
     for column in frame.columns:

@@ -56,10 +56,15 @@ class Study:
                     "simulated settings' training data; rename the data set"
                 )
             for problem in self.real_problems(name):
-                if problem in self.problems or problem in SETTINGS:
+                if problem in SETTINGS:
                     raise StudyError(
                         f"config key real_data.datasets.{name}: its problem {problem!r} has "
                         f"the name of simulated setting {problem!r}; rename the data set"
+                    )
+                if problem in self.problems:
+                    raise StudyError(
+                        f"config key real_data.datasets.{name}: its problem {problem!r} is also "
+                        f"a problem of data set {self.problems[problem].dataset!r}; rename one"
                     )
                 self.problems[problem] = Problem(problem, "real", name, tuple(dataset["budgets"]))
         self.datasets = sorted({problem.dataset for problem in self.problems.values()})

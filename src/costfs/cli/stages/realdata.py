@@ -9,7 +9,7 @@ import pandas as pd
 from costfs.cli import storage
 from costfs.cli.arguments import OUT, STUDY_SEED, add_command, json_value
 from costfs.core.seeds import derive_rng
-from costfs.core.validation import DataError
+from costfs.core.validation import DataError, check_unique_names
 from costfs.engine.forest import class_count
 from costfs.study import realdata
 from costfs.study.realdata import DataSource
@@ -24,19 +24,14 @@ def read_table_file(path: str) -> pd.DataFrame:
     try:
         if path.endswith((".parquet", ".pq")):
             frame = pd.read_parquet(path)
-            header = [str(name) for name in frame.columns]
+            header = frame.columns
         else:
             frame = pd.read_csv(path)
             # pandas renames a repeated name (`target` -> `target.1`): compare the raw header.
             header = pd.read_csv(path, header=None, nrows=1, dtype=str).iloc[0].tolist()
     except (ValueError, OSError, EOFError, pd.errors.ParserError) as error:
         raise DataError(f"{path}: cannot be read as a table ({error})") from None
-    repeated = sorted({str(name) for name in header if header.count(name) > 1})
-    if repeated:
-        raise DataError(
-            f"{path}: column name(s) {repeated} appear more than once in the header; rename or "
-            "drop the copies"
-        )
+    check_unique_names(header, path)
     return frame
 
 
