@@ -174,6 +174,7 @@ def method_page(method: Method) -> str:
         "- Random Forest engines: "
         + (", ".join(f"`{engine}`" for engine in method.all_engines) or "none (grows no forest)"),
         "- classes: " + ("two or more" if method.multi_class else "two only"),
+        f"- missing values: {method.missing_values}",
         "",
         "## Parameters",
         "",

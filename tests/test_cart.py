@@ -10,7 +10,8 @@ from costfs.engine.trees import IN_BAG, features_and_oob_votes, tree_seeds
 
 def grown_by_numba(X, y, counts, max_depth):
     """One numba tree on the bootstrap `counts`, every feature a candidate at every node: its
-    node arrays (feature, threshold, left, right, label) and its vote on every row of X."""
+    node arrays (feature, threshold, left, right, label, missing_left) and its vote on every
+    row of X."""
     n_rows, n_features = X.shape
     grower = cart.TreeGrower(X, y)
     nodes = cart.new_nodes(n_rows)
@@ -28,19 +29,22 @@ def grown_by_numba(X, y, counts, max_depth):
         nodes,
         oob_votes,
     )
-    feature, threshold, left, right, label = nodes
-    votes = np.array(
-        [label[cart._route(X, r, -1, r, feature, threshold, left, right)] for r in range(n_rows)]
-    )
+    label = nodes[4]
+    votes = np.array([label[cart._route(X, r, -1, r, nodes)] for r in range(n_rows)])
     # The OOB rows, partitioned down the tree as it grows, land in the leaves routing finds.
     assert np.array_equal(oob_votes, np.where(counts == 0, votes, IN_BAG))
     return tuple(array[:n_nodes] for array in nodes), votes
 
 
-def bootstrap_problem(rng, n_rows, n_classes):
+def bootstrap_problem(rng, n_rows, n_classes, missing_share=0.0):
+    """Continuous features, the class a noisy function of features 0 and 3; with
+    `missing_share`, that share of features 0 and 3 is missing, more often in the top class."""
     X = rng.normal(size=(n_rows, 7)).astype(np.float32).astype(float)  # scikit-learn's float32
     signal = X[:, 0] - X[:, 3] + 0.8 * rng.normal(size=n_rows)
     y = np.digitize(signal, np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    for j in (0, 3):
+        odds = np.where(y == n_classes - 1, 2.0, 1.0)
+        X[rng.random(n_rows) < missing_share * odds / odds.mean(), j] = np.nan
     counts = np.bincount(rng.integers(0, n_rows, size=n_rows), minlength=n_rows)
     return X, y, counts
 
@@ -51,13 +55,26 @@ def weighted_gini_score(y, weights, n_classes):
     return (class_weights**2).sum() / class_weights.sum()
 
 
-@pytest.mark.parametrize("n_classes", [2, 3])
-def test_every_split_is_the_best_of_all_features_and_thresholds(rng, n_classes):
+def brute_force_sides(values, missing):
+    """Every way to split a node's rows on one feature: each threshold midway between distinct
+    present values with the missing rows right and then left, and present | missing."""
+    present = np.unique(values[~missing])
+    for cut in (present[1:] + present[:-1]) / 2:
+        yield (values <= cut) & ~missing
+        if missing.any():
+            yield (values <= cut) | missing
+    if missing.any() and present.size:
+        yield ~missing
+
+
+@pytest.mark.parametrize("n_classes, missing_share", [(2, 0.0), (3, 0.0), (2, 0.2), (3, 0.2)])
+def test_every_split_is_the_best_of_all_features_and_thresholds(rng, n_classes, missing_share):
     """A brute force over every feature and every threshold midway between distinct in-bag
-    values: each node of a fully grown tree takes a split of the largest Gini score, its leaves
-    are pure or cannot be split, and each leaf votes for its in-bag majority."""
-    X, y, counts = bootstrap_problem(rng, 300, n_classes)
-    (feature, threshold, left, right, label), _ = grown_by_numba(X, y, counts, None)
+    values (with the missing values on either side, or alone): each node of a fully grown tree
+    takes a split of the largest Gini score, its leaves are pure or cannot be split, and each
+    leaf votes for its in-bag majority."""
+    X, y, counts = bootstrap_problem(rng, 300, n_classes, missing_share)
+    (feature, threshold, left, right, label, missing_left), _ = grown_by_numba(X, y, counts, None)
     open_nodes = [(0, np.flatnonzero(counts))]
     while open_nodes:
         node, rows = open_nodes.pop()
@@ -65,9 +82,7 @@ def test_every_split_is_the_best_of_all_features_and_thresholds(rng, n_classes):
         assert label[node] == np.argmax(np.bincount(y[rows], weights=weights, minlength=3))
         best = -1.0
         for j in range(X.shape[1]):
-            values = np.unique(X[rows, j])
-            for cut in (values[1:] + values[:-1]) / 2:
-                below = X[rows, j] <= cut
+            for below in brute_force_sides(X[rows, j], np.isnan(X[rows, j])):
                 best = max(
                     best,
                     weighted_gini_score(y[rows][below], weights[below], n_classes)
@@ -76,21 +91,25 @@ def test_every_split_is_the_best_of_all_features_and_thresholds(rng, n_classes):
         if feature[node] == -1:
             assert np.unique(y[rows]).size == 1 or best < 0
             continue
-        below = X[rows, feature[node]] <= threshold[node]
+        values = X[rows, feature[node]]
+        below = (values <= threshold[node]) | (np.isnan(values) & missing_left[node])
         score = weighted_gini_score(y[rows][below], weights[below], n_classes)
         score += weighted_gini_score(y[rows][~below], weights[~below], n_classes)
         assert score == pytest.approx(best, rel=1e-12)
         open_nodes += [(left[node], rows[below]), (right[node], rows[~below])]
 
 
-@pytest.mark.parametrize("n_classes", [2, 3, 4])
-def test_a_depth_two_tree_with_every_feature_a_candidate_is_scikit_learns_tree(rng, n_classes):
+@pytest.mark.parametrize("n_classes, missing_share", [(2, 0.0), (3, 0.0), (4, 0.0), (2, 0.15)])
+def test_a_depth_two_tree_with_every_feature_a_candidate_is_scikit_learns_tree(
+    rng, n_classes, missing_share
+):
     """With all features candidates and nodes of hundreds of rows the best split is unique
     (continuous data), so both engines must grow the same tree on the same bootstrap sample:
     the same splits and the same vote on every in-bag and OOB row. (Deeper, in nodes of a few
     rows, several features often split equally well and each engine takes the first in its own
-    random order.)"""
-    X, y, counts = bootstrap_problem(rng, 600, n_classes)
+    random order.) With missing values, both send them to the side that scores better, so the
+    trees still agree on every row, the rows that miss a split feature included."""
+    X, y, counts = bootstrap_problem(rng, 600, n_classes, missing_share)
     reference = DecisionTreeClassifier(max_depth=2, random_state=0).fit(
         X, y, sample_weight=counts.astype(float)
     )
@@ -199,3 +218,23 @@ def test_common_forests_grow_on_and_equal_forests_grown_at_once(rng):
     assert common.trees_grown == 20 + 7 + 20 + 40 + (12 - 7)
     assert common.oob_errors([((0, 1, 3, 6), 20)]) == [at_once((0, 1, 3, 6), 20)]
     assert common.trees_grown == 20 + 7 + 20 + 40 + (12 - 7)
+
+
+def test_a_row_missing_a_value_no_training_row_missed_goes_to_the_heavier_child(rng):
+    """Where a node saw no missing value of its split feature, scikit-learn's rule: a row that
+    misses it follows the child of larger in-bag weight."""
+    X, y, counts = bootstrap_problem(rng, 400, 2)
+    X[np.flatnonzero(counts == 0)[:20], 0] = np.nan  # OOB rows only: training saw none
+    nodes, votes = grown_by_numba(X, y, counts, 3)
+    feature, threshold, left, right, label, missing_left = nodes
+    weight = np.zeros(feature.size)
+    for row in np.flatnonzero(counts):
+        node = 0
+        while True:
+            weight[node] += counts[row]
+            if feature[node] == -1:
+                break
+            node = left[node] if X[row, feature[node]] <= threshold[node] else right[node]
+    splits = np.flatnonzero(feature >= 0)
+    assert np.array_equal(missing_left[splits], weight[left[splits]] > weight[right[splits]])
+    assert (feature == 0).any() and missing_left[splits].any() and not missing_left[splits].all()

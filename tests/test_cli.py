@@ -63,10 +63,10 @@ def test_unreachable_openml_is_a_clear_error(tmp_path, monkeypatch, caplog):
 
 
 def test_bad_csv_names_the_file_and_column_and_writes_nothing(tmp_path, caplog):
-    pd.DataFrame({"a": [1.0, np.nan], "target": [0, 1]}).to_csv(tmp_path / "bad.csv", index=False)
+    pd.DataFrame({"a": [1.0, np.inf], "target": [0, 1]}).to_csv(tmp_path / "bad.csv", index=False)
     code, out = load(tmp_path, "bad", {}, tmp_path)
     assert code == 2 and not out.exists()
-    assert "bad.csv: column 'a' has a missing or infinite value" in caplog.text
+    assert "bad.csv: column 'a' has an infinite value" in caplog.text
     assert not list(tmp_path.glob(".*.tmp"))
 
 
@@ -87,9 +87,9 @@ def frame_with(**columns) -> pd.DataFrame:
 @pytest.mark.parametrize(
     ("frame", "message"),
     [
-        (frame_with(b=[1.0, 2, np.nan, 4, 5, 6]), "column 'b' has a missing or infinite"),
+        (frame_with(b=[np.nan] * 6), r"column 'b' has no values \(all missing\)"),
         (frame_with(b=[1.0, 2, np.inf, 4, 5, 6]), r"column 'b' has .* \(inf in row 2\)"),
-        (frame_with(b=list("uvwxyz")), "column 'b' is not numeric"),
+        (frame_with(b=[1.0, 2, "x", 4, 5, 6]), r"column 'b' mixes numbers and text \(e.g. 'x'"),
         (frame_with(target=[1] * 6), r"target has 1 class \(1\); at least two are needed"),
         (frame_with(target=[0, 1, np.nan, 0, 1, 0]), "target column 'target' has missing"),
         (frame_with().drop(columns="target"), "no target column 'target'"),
@@ -143,3 +143,38 @@ def test_a_two_class_method_on_three_classes_fails_naming_method_and_data_set(tm
     assert cli.main(arguments) == 2
     assert "method sts_features handles two classes only, but data set three has 3" in caplog.text
     assert not out.exists()
+
+
+def test_loader_and_split_keep_missing_values_and_code_levels_from_training_rows(tmp_path):
+    """`?` (listed) and empty cells are missing; `grade` is one categorical column whose
+    levels become training-row class shares; `rare` misses a level, which is then a level of
+    its own."""
+    rng = np.random.default_rng(3)
+    n_rows = 120
+    grade = rng.choice(["a", "b", "c"], size=n_rows)
+    target = (grade == "b").astype(int)
+    crp = rng.normal(size=n_rows).round(3).astype(object)
+    crp[::7] = "?"
+    crp[3::11] = ""
+    rare = np.where(rng.random(n_rows) < 0.5, "x", "y").astype(object)
+    rare[5] = None
+    frame = pd.DataFrame({"crp": crp, "grade": grade, "rare": rare, "target": target})
+    frame.to_csv(tmp_path / "clinic.csv", index=False)
+    code, out = load(tmp_path, "clinic", {"target": "target", "missing_values": ["?"]}, tmp_path)
+    assert code == 0
+    data = storage.read_arrays(out)
+    assert np.isnan(data["X"][:, 0]).sum() == len(range(0, n_rows, 7)) + sum(
+        1 for i in range(3, n_rows, 11) if i % 7
+    )
+    assert list(data["categorical"]) == [1, 2]
+    assert set(np.unique(data["X"][:, 1])) == {0.0, 1.0, 2.0}  # sorted level codes
+
+    split = ["split-data", "--dataset", str(out), "--name", "clinic", "--study-seed", "1"]
+    train_out, test_out = tmp_path / "train.npz", tmp_path / "test.npz"
+    split += ["--rep", "1", "--train-fraction", "0.5"]
+    assert cli.main([*split, "--out-train", str(train_out), "--out-test", str(test_out)]) == 0
+    train, test = storage.read_arrays(train_out), storage.read_arrays(test_out)
+    # grade's shares separate class 1 (level b) from the rest on the test rows.
+    assert test["X"][test["y"] == 1, 1].min() > test["X"][test["y"] == 0, 1].max()
+    assert not np.isnan(train["X"][:, 1:]).any() and not np.isnan(test["X"][:, 1:]).any()
+    assert np.isnan(test["X"][:, 0]).any()  # numeric missing values stay missing

@@ -18,7 +18,7 @@ EXPECTED = {  # rows, features, positives (data/README.md)
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_the_data_sets_load_with_their_documented_shape(data_sets, name):
     frame = pd.read_csv(data_sets / f"{name}.csv.gz")
-    X, y, names = table_to_arrays(frame, "target", 1, name)
+    X, y, names, _ = table_to_arrays(frame, "target", 1, name)
     rows, features, positives = EXPECTED[name]
     assert X.shape == (rows, features) and len(names) == features
     assert int(y.sum()) == positives
@@ -34,7 +34,7 @@ def test_sklearn_breast_cancer_with_inverted_labels_equals_the_csv(data_sets):
 
 def test_label_mapping_positive_class_and_errors():
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "Class": ["x", "y", "x"]})
-    _, y, names = table_to_arrays(frame, "Class", "x", "t")
+    _, y, names, _ = table_to_arrays(frame, "Class", "x", "t")
     assert y.tolist() == [1, 0, 1] and names == ["a"]
     with pytest.raises(DataError, match="no target column 'label'"):
         table_to_arrays(frame, "label", "x", "t")
@@ -46,18 +46,22 @@ def test_label_mapping_positive_class_and_errors():
 
 def test_without_positive_class_each_label_is_a_class():
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "Class": ["b", "c", "a", "b"]})
-    _, y, _ = table_to_arrays(frame, "Class", None, "t")
+    _, y, _, _ = table_to_arrays(frame, "Class", None, "t")
     assert y.tolist() == [1, 2, 0, 1]
-    _, y, _ = table_to_arrays(frame, "Class", "b", "t")
+    _, y, _, _ = table_to_arrays(frame, "Class", "b", "t")
     assert y.tolist() == [1, 0, 0, 1]
 
 
-def test_non_numeric_and_missing_feature_columns_are_named():
-    frame = pd.DataFrame({"a": [1.0, 2.0], "b": ["u", "v"], "target": [0, 1]})
-    with pytest.raises(DataError, match="column 'b' is not numeric"):
+def test_text_columns_are_categorical_and_missing_values_stay_missing():
+    frame = pd.DataFrame({"a": [1.0, np.nan, 3.0], "b": ["v", "u", None], "target": [0, 1, 0]})
+    X, _, names, categorical = table_to_arrays(frame, "target", 1, "t")
+    assert names == ["a", "b"] and list(categorical) == [1]
+    np.testing.assert_array_equal(X, [[1.0, 1.0], [np.nan, 0.0], [3.0, np.nan]])
+    frame["b"] = ["u", 2, 3]
+    with pytest.raises(DataError, match="column 'b' mixes numbers and text"):
         table_to_arrays(frame, "target", 1, "t")
     frame = pd.DataFrame({"a": [1.0, np.inf], "target": [0, 1]})
-    with pytest.raises(DataError, match="column 'a' has a missing or infinite value"):
+    with pytest.raises(DataError, match="column 'a' has an infinite value"):
         table_to_arrays(frame, "target", 1, "t")
 
 

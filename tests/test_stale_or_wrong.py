@@ -192,7 +192,10 @@ def test_a_truncated_gzip_file_is_named(own_data, caplog):
     ("text", "message"),
     [
         ("a,b,target\n", r"has no data rows \(only a header\)"),
-        ("a,b,target\n1,2,0\n?,3,1\n4,5,0\n", "column 'a' is not numeric .*e.g. value '\\?'"),
+        (
+            "a,b,target\n1,2,0\n?,3,1\n4,5,0\n",
+            "column 'a' mixes numbers and text .*'\\?'.*missing_values",
+        ),
     ],
 )
 def test_a_header_only_file_and_a_question_mark_are_named(tmp_path, caplog, text, message):

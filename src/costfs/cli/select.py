@@ -15,6 +15,7 @@ from costfs.cli.stages.realdata import read_table_file
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
 from costfs.core.progress import shown_on as progress_shown_on
+from costfs.core.tabular import encode_levels
 from costfs.methods import load_method, method_names
 from costfs.study import realdata, single_run
 
@@ -28,13 +29,16 @@ SELECT_DEFAULTS = {
 """`costfs select`'s defaults are those of the function it calls."""
 
 
-def _read_problem(args) -> tuple[np.ndarray, np.ndarray, list[str], FeatureCosts]:
-    frame = read_table_file(args.data)
-    X, y, names = realdata.table_to_arrays(frame, args.target, args.positive_class, args.data)
+def _read_problem(args) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, FeatureCosts]:
+    """The data (`realdata.table_to_arrays`: categorical columns as level codes) and costs."""
+    frame = read_table_file(args.data, args.missing_values)
+    X, y, names, categorical = realdata.table_to_arrays(
+        frame, args.target, args.positive_class, args.data
+    )
     costs = realdata.costs_from_table(
         read_table_file(args.costs), names, args.costs, dict(args.group_costs)
     )
-    return X, y, names, costs
+    return X, y, names, categorical, costs
 
 
 def _value(text: str) -> float | str:
@@ -47,7 +51,8 @@ def _value(text: str) -> float | str:
 
 
 def select(args) -> None:
-    X, y, names, costs = _read_problem(args)
+    X, y, names, categorical, costs = _read_problem(args)
+    X, _ = encode_levels(X, y, categorical, seed=args.seed)
     everything = costs.total(np.arange(costs.n_features))
     log.info("%s: %d rows x %d features, total cost %.4g", args.data, *X.shape, everything)
     with progress_shown_on(sys.stderr):
@@ -125,13 +130,16 @@ FORWARD_SELECTION_MAX_FEATURES = 50
 
 
 def init_study(args) -> None:
-    X, _, names, costs = _read_problem(args)
+    X, _, names, _, costs = _read_problem(args)
     name = args.name or Path(args.data).name.split(".")[0]
     budgets = suggested_budgets(costs)
     total = costs.total(np.arange(costs.n_features))
     # The shared costs given on the command line; those in the costs file stay there.
     flagged = dict(args.group_costs)
     group_costs = f"      group_costs: {json.dumps(flagged)}\n" if flagged else ""
+    marks = (
+        f"      missing_values: {json.dumps(args.missing_values)}\n" if args.missing_values else ""
+    )
     positive_class = (
         f"      positive_class: {json.dumps(args.positive_class)}\n"
         if args.positive_class is not None
@@ -158,7 +166,7 @@ real_data:
     {name}:
       path: {json.dumps(str(args.data))}
       costs: {json.dumps(str(args.costs))}
-{group_costs}      target: {json.dumps(args.target)}
+{group_costs}{marks}      target: {json.dumps(args.target)}
 {positive_class}      # Suggested from the costs (total {total:.4g}, cheapest paid {cheapest:.4g}):
       # about 10%, 25% and 50% of the total cost.
       budgets: {json.dumps(budgets)}
@@ -206,6 +214,16 @@ def _data_arguments():
             },
         ),
         (["--target"], {"default": "target", "help": "the target column (default: target)"}),
+        (
+            ["--missing-values"],
+            {
+                "nargs": "*",
+                "default": [],
+                "metavar": "MARK",
+                "help": "cells that mark a missing value besides empty ones and pandas' usual "
+                "NA, NaN, NULL, n/a (e.g. ?)",
+            },
+        ),
         (
             ["--positive-class"],
             {

@@ -5,6 +5,7 @@ import pandas as pd
 
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
+from costfs.core.tabular import is_categorical
 
 
 def check_unique_names(names, source: str) -> None:
@@ -19,33 +20,29 @@ def check_unique_names(names, source: str) -> None:
 
 
 def check_feature_frame(frame: pd.DataFrame, source: str) -> None:
-    """All columns numeric and finite; raises naming the first bad column of `source`."""
+    """Columns of numbers (missing values allowed, infinite ones not) or of levels
+    (`costfs.core.tabular`), each with at least one value; raises naming the first bad
+    column of `source`."""
     check_unique_names(frame.columns, source)
     if len(frame) == 0:
         raise DataError(f"{source}: has no data rows (only a header)")
     for column in frame.columns:
         values = frame[column]
         if values.isna().all():
-            raise DataError(f"{source}: column {column!r} has no values; drop it")
-        if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
-            # The first value that is not a number (a `?` among numbers), else the first value.
-            not_numbers = values[values.notna() & pd.to_numeric(values, errors="coerce").isna()]
-            example = (not_numbers if len(not_numbers) else values.dropna()).iloc[0]
+            raise DataError(f"{source}: column {column!r} has no values (all missing); drop it")
+        if is_categorical(values):
+            continue
+        infinite = np.isinf(values.to_numpy(dtype=float))
+        if infinite.any():
+            row = int(np.flatnonzero(infinite)[0])
             raise DataError(
-                f"{source}: column {column!r} is not numeric (dtype {values.dtype}, "
-                f"e.g. value {example!r}); encode it as numbers or drop it"
-            )
-        finite = np.isfinite(values.to_numpy(dtype=float))
-        if not finite.all():
-            row = int(np.flatnonzero(~finite)[0])
-            raise DataError(
-                f"{source}: column {column!r} has a missing or infinite value "
-                f"({values.iloc[row]} in row {row}); impute or drop it first"
+                f"{source}: column {column!r} has an infinite value ({values.iloc[row]} in row "
+                f"{row}); leave the cell empty if the value is missing"
             )
 
 
 def check_features(X: np.ndarray, source: str = "X") -> np.ndarray:
-    """A finite float matrix of shape (n, p)."""
+    """A float matrix of shape (n, p): missing values (NaN) allowed, infinite ones not."""
     try:
         X = np.asarray(X, dtype=float)
     except (TypeError, ValueError) as error:
@@ -54,13 +51,16 @@ def check_features(X: np.ndarray, source: str = "X") -> np.ndarray:
         raise DataError(f"{source}: expected a 2-d feature matrix, got shape {X.shape}")
     if X.shape[1] == 0:
         raise DataError(f"{source}: has no feature columns")
-    finite = np.isfinite(X)
-    if not finite.all():
-        row, column = (int(i) for i in np.argwhere(~finite)[0])
+    infinite = np.isinf(X)
+    if infinite.any():
+        row, column = (int(i) for i in np.argwhere(infinite)[0])
         raise DataError(
-            f"{source}: value {float(X[row, column])} in row {row}, column {column} is missing "
-            "or infinite; impute or drop it first"
+            f"{source}: value {float(X[row, column])} in row {row}, column {column} is "
+            "infinite; use NaN for a missing value"
         )
+    empty = np.flatnonzero(np.isnan(X).all(axis=0))
+    if empty.size:
+        raise DataError(f"{source}: column {int(empty[0])} has no values (all missing); drop it")
     return X
 
 

@@ -10,6 +10,11 @@ what those methods need from it while it is at hand, so no tree is stored:
   takes the split of largest weighted Gini decrease over all thresholds midway between
   consecutive distinct in-bag values; ties go to the earlier candidate, then the lower
   threshold; rows equal to or below the threshold go left;
+- missing values (NaN), scikit-learn's rule: where a node's in-bag rows miss the candidate,
+  each threshold is scored with them on the right and then on the left, and one more split
+  puts every row that has the value left and every row that misses it right; ties go to the
+  earlier of these. Where a node saw no missing value of its split feature, a row missing it
+  goes to the child of larger in-bag weight (the right one on a tie);
 - a node is a leaf when it is pure, at `max_depth`, or when none of its candidates varies in it
   (ranger draws no further candidates); a leaf votes for its class of largest in-bag count,
   the lowest class on a tie.
@@ -46,38 +51,73 @@ def _trailing_zeros(typingctx, bits):
     return types.uint64(types.uint64), codegen
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _goes_left(value, threshold, missing_left):
+    return value <= threshold or (missing_left and np.isnan(value))
+
+
 @numba.njit(cache=True, nogil=True)
-def _route(X, row, swapped_feature, swapped_row, feature, threshold, left, right):
+def _route(X, row, swapped_feature, swapped_row, nodes):
     """The leaf of row `row` of X, reading feature `swapped_feature` from row `swapped_row`."""
+    feature, threshold, left, right, label, missing_left = nodes
     node = 0
     while feature[node] != LEAF:
         split = feature[node]
         value = X[swapped_row, split] if split == swapped_feature else X[row, split]
-        node = left[node] if value <= threshold[node] else right[node]
+        node = left[node] if _goes_left(value, threshold[node], missing_left[node]) else right[node]
     return node
 
 
 @numba.njit(cache=True, nogil=True)
 def new_nodes(n_rows):
     """Room for the nodes of a tree on n_rows rows: per node its split feature (LEAF for a
-    leaf), threshold, left and right child and class vote."""
+    leaf), threshold, left and right child, class vote and whether a missing value goes left."""
     size = 2 * n_rows + 1
     index = np.empty(size, dtype=np.int64)
-    return index, np.empty(size), index.copy(), index.copy(), index.copy()
+    return (
+        index,
+        np.empty(size),
+        index.copy(),
+        index.copy(),
+        index.copy(),
+        np.zeros(size, dtype=np.bool_),
+    )
 
 
 @numba.njit(cache=True, nogil=True)
-def _partition(rows, start, end, columns_major, feature, threshold):
-    """Reorders rows[start:end] so that the rows whose value of `feature` is at most `threshold`
-    come first; returns where the others begin."""
+def _partition(rows, start, end, columns_major, feature, threshold, missing_left):
+    """Reorders rows[start:end] so that the rows that go left (`_goes_left`) come first;
+    returns where the others begin."""
     low, high = start, end - 1
     while low <= high:
-        if columns_major[feature, rows[low]] <= threshold:
+        if _goes_left(columns_major[feature, rows[low]], threshold, missing_left):
             low += 1
         else:
             rows[low], rows[high] = rows[high], rows[low]
             high -= 1
     return low
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _missing_left_score(left_weights, missing_weights, class_weights, left_total, total):
+    """The Gini proxy of a split whose left side gets the rows of `missing_weights` too."""
+    left_squares, right_squares = 0.0, 0.0
+    for k in range(class_weights.size):
+        on_left = left_weights[k] + missing_weights[k]
+        left_squares += on_left * on_left
+        right_squares += (class_weights[k] - on_left) ** 2
+    return left_squares / left_total + right_squares / (total - left_total)
+
+
+@numba.njit(cache=True, nogil=True)
+def _heavier_left(samples, start, low, end, counts):
+    """Whether the left child (samples[start:low]) has more in-bag weight than the right."""
+    left_weight, right_weight = 0, 0
+    for i in range(start, low):
+        left_weight += counts[samples[i]]
+    for i in range(low, end):
+        right_weight += counts[samples[i]]
+    return left_weight > right_weight
 
 
 @numba.njit(cache=True, nogil=True)
@@ -104,7 +144,7 @@ def _grow(
     The OOB rows are partitioned down the tree beside the in-bag ones, so each lands in its
     leaf without being routed from the root."""
     n_rows = columns_major.shape[1]
-    feature, threshold, left, right, label = nodes
+    feature, threshold, left, right, label, missing_left = nodes
     samples = np.flatnonzero(counts)
     # One bit per rank of a column: a node marks its rows' ranks and reads them back in order.
     n_words = (n_rows + 63) >> 6
@@ -115,6 +155,7 @@ def _grow(
     n_candidates = min(mtry, candidates.size)
     class_weights = np.zeros(n_classes)
     left_weights = np.zeros(n_classes)
+    missing_weights = np.zeros(n_classes)
     oob = np.flatnonzero(counts == 0)
     stack = np.empty((2 * n_rows + 1, 6), dtype=np.int64)  # start, end, depth, node, oob range
     stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, samples.size, 0, 0
@@ -136,7 +177,8 @@ def _grow(
             oob_votes[oob[oob_start:oob_end]] = label[node]
             continue
         size = end - start
-        best_score, best_feature, best_threshold = -1.0, LEAF, 0.0
+        best_score, best_feature, best_threshold, best_missing_left = -1.0, LEAF, 0.0, False
+        saw_missing = False
         for c in range(n_candidates):
             swap = c + np.random.randint(0, candidates.size - c)
             candidates[c], candidates[swap] = candidates[swap], candidates[c]
@@ -159,10 +201,20 @@ def _grow(
                     bits &= bits - np.uint64(1)
             for i in range(size):
                 values[i] = columns_major[candidate, rows[i]]
+            # Missing values sort last: the node's rows that have the value come first.
+            n_present = size
+            while n_present and np.isnan(values[n_present - 1]):
+                n_present -= 1
+            missing_total = 0.0
+            if n_present < size:
+                missing_weights[:] = 0.0
+                for i in range(n_present, size):
+                    missing_weights[y[rows[i]]] += counts[rows[i]]
+                missing_total = missing_weights.sum()
             left_weights[:] = 0.0
             left_total, left_squares = 0.0, 0.0
             right_squares = total_squares
-            for q in range(size - 1):
+            for q in range(n_present - 1):
                 weight, k = counts[rows[q]], y[rows[q]]
                 # Running sums of squared class weights: one update per row, two divisions.
                 left_squares += 2.0 * left_weights[k] * weight + weight * weight
@@ -174,17 +226,48 @@ def _grow(
                 value, following = values[q], values[q + 1]
                 if value == following:
                     continue
+                midpoint = (value + following) / 2.0
+                cut = value if midpoint >= following else midpoint
                 score = left_squares / left_total + right_squares / (total - left_total)
                 if score > best_score:
-                    midpoint = (value + following) / 2.0
                     best_score, best_feature = score, candidate
-                    best_threshold = value if midpoint >= following else midpoint
+                    best_threshold, best_missing_left = cut, False
+                    saw_missing = missing_total > 0.0
+                if missing_total > 0.0:
+                    score = _missing_left_score(
+                        left_weights,
+                        missing_weights,
+                        class_weights,
+                        left_total + missing_total,
+                        total,
+                    )
+                    if score > best_score:
+                        best_score, best_feature = score, candidate
+                        best_threshold, best_missing_left = cut, True
+                        saw_missing = True
+            if missing_total > 0.0 and n_present > 0:
+                # Every row that has the value left, every row that misses it right.
+                left_weights[:] = class_weights - missing_weights
+                score = (left_weights**2).sum() / (total - missing_total) + (
+                    missing_weights**2
+                ).sum() / missing_total
+                if score > best_score:
+                    best_score, best_feature = score, candidate
+                    best_threshold, best_missing_left = np.inf, False
+                    saw_missing = True
         if best_feature == LEAF:
             oob_votes[oob[oob_start:oob_end]] = label[node]
             continue
-        low = _partition(samples, start, end, columns_major, best_feature, best_threshold)
-        oob_low = _partition(oob, oob_start, oob_end, columns_major, best_feature, best_threshold)
+        low = _partition(
+            samples, start, end, columns_major, best_feature, best_threshold, best_missing_left
+        )
+        if not saw_missing:
+            best_missing_left = _heavier_left(samples, start, low, end, counts)
+        oob_low = _partition(
+            oob, oob_start, oob_end, columns_major, best_feature, best_threshold, best_missing_left
+        )
         feature[node], threshold[node] = best_feature, best_threshold
+        missing_left[node] = best_missing_left
         left[node], right[node] = n_nodes, n_nodes + 1
         # The right child waits under the left one.
         stack[n_open, 0], stack[n_open, 1] = low, end
@@ -223,7 +306,7 @@ def _grow_chunk(
     increase of its OOB error when the feature's OOB values are permuted."""
     n_rows = X.shape[0]
     nodes = new_nodes(n_rows)
-    feature, threshold, left, right, label = nodes
+    feature = nodes[0]
     for tree in range(first, last):
         np.random.seed(seeds[tree])
         counts = np.zeros(n_rows, dtype=np.int64)
@@ -263,7 +346,7 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
     rows are routed again, and only their part of the permutation is drawn: the first draws
     of a Fisher-Yates shuffle, which give them distinct OOB rows uniformly at random, as a
     whole permutation would."""
-    feature, threshold, left, right, label = nodes
+    feature, threshold, left, right, label, missing_left = nodes
     n_oob = oob_rows.size
     used_features = np.flatnonzero(used)
     slot_of = np.full(used.size, LEAF)
@@ -286,7 +369,9 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
                         filled[slot] += 1
                     else:
                         starts[slot + 1] += 1
-                node = left[node] if X[row, feature[node]] <= threshold[node] else right[node]
+                value = X[row, feature[node]]
+                goes_left = _goes_left(value, threshold[node], missing_left[node])
+                node = left[node] if goes_left else right[node]
         if not listing:
             starts = np.cumsum(starts)
             positions = np.empty(starts[-1], dtype=np.int64)
@@ -299,9 +384,7 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
             swaps[k] = k + np.random.randint(0, n_oob - k)
             shuffle[k], shuffle[swaps[k]] = shuffle[swaps[k]], shuffle[k]
             row = oob_rows[i]
-            leaf = _route(
-                X, row, used_features[slot], oob_rows[shuffle[k]], feature, threshold, left, right
-            )
+            leaf = _route(X, row, used_features[slot], oob_rows[shuffle[k]], nodes)
             changed_wrong += (label[leaf] != y[row]) - (votes[row] != y[row])
         for k in range(starts[slot + 1] - starts[slot] - 1, -1, -1):
             shuffle[k], shuffle[swaps[k]] = shuffle[swaps[k]], shuffle[k]

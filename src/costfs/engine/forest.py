@@ -3,6 +3,11 @@
 scikit-learn-intelex (oneDAL) fits and predicts about 2-6x faster than plain scikit-learn on
 this project's forests and gives the same result for any thread count; it is used where it
 installs, plain scikit-learn otherwise. Both are driven through the scikit-learn API.
+
+Missing values (NaN) go to scikit-learn's trees, which send them down the side that lowers the
+impurity: sklearnex hands such data to scikit-learn itself, and the oneDAL calls below
+(`oob_errors`, `onedal_permutation_importance`) are replaced by scikit-learn's forest and the
+numba trees, which compute the same quantities.
 """
 
 import importlib
@@ -126,10 +131,15 @@ def _onedal_threads(n_threads: int):
         daal4py.daalinit(previous)
 
 
+def has_missing(X: np.ndarray) -> bool:
+    """Whether X has a missing value (NaN), which oneDAL's own calls cannot take."""
+    return bool(np.isnan(X).any())
+
+
 def _oob_error(X: np.ndarray, y: np.ndarray, n_trees: int, seed: int, engine: str) -> float:
     if X.shape[1] == 0:
         return float(np.mean(y != majority_class(y)))
-    if engine == "sklearn":
+    if engine == "sklearn" or has_missing(X):
         return 1.0 - float(
             random_forest(n_trees=n_trees, n_features=X.shape[1], seed=seed, engine=engine)
             .fit(X, y)

@@ -4,7 +4,12 @@ import numpy as np
 from joblib import Parallel, delayed
 from scipy.stats import rankdata
 
-from costfs.engine.forest import class_count, default_mtry, onedal_permutation_importance
+from costfs.engine.forest import (
+    class_count,
+    default_mtry,
+    has_missing,
+    onedal_permutation_importance,
+)
 from costfs.engine.trees import GrownTree, grow_trees, tree_seeds
 
 
@@ -13,18 +18,29 @@ def auc_scores(X: np.ndarray, y: np.ndarray) -> np.ndarray:
 
     For K > 2 classes: the mean over classes of the one-vs-rest 2 |AUC - 0.5| (for two
     classes both one-vs-rest scores equal the binary one).
+
+    A pair of rows of which one misses the value (NaN) counts as a tie: the AUC is that of the
+    rows that have it, shrunk towards 0.5 by the share of pairs they make, so a feature that
+    is mostly missing cannot rank high on the few rows that have it.
     """
-    ranks = rankdata(X, axis=0)
     classes = [1] if class_count(y) == 2 else range(class_count(y))
-    return np.mean([_one_vs_rest_score(ranks, y == k) for k in classes], axis=0)
+    ranks = rankdata(X, axis=0)
+    scores = np.mean([_one_vs_rest_score(ranks, y == k, y == k) for k in classes], axis=0)
+    for j in np.flatnonzero(np.isnan(X).any(axis=0)):
+        present = ~np.isnan(X[:, j])
+        ranks = rankdata(X[present, j])[:, None]
+        scores[j] = np.mean([_one_vs_rest_score(ranks, (y == k)[present], y == k) for k in classes])
+    return scores
 
 
-def _one_vs_rest_score(ranks: np.ndarray, positive: np.ndarray) -> np.ndarray:
+def _one_vs_rest_score(ranks: np.ndarray, positive: np.ndarray, positive_all: np.ndarray):
+    """2 |AUC - 0.5| of the ranked rows (`positive`: those of the class), over the pairs of
+    all rows (`positive_all`): a pair with a row that is not ranked is a tie."""
     n_positive = int(positive.sum())
     n_negative = positive.size - n_positive
-    auc = (ranks[positive].sum(axis=0) - n_positive * (n_positive + 1) / 2) / (
-        n_positive * n_negative
-    )
+    pairs = int(positive_all.sum()) * (positive_all.size - int(positive_all.sum()))
+    u_statistic = ranks[positive].sum(axis=0) - n_positive * (n_positive + 1) / 2
+    auc = (u_statistic + 0.5 * (pairs - n_positive * n_negative)) / pairs
     return 2.0 * np.abs(auc - 0.5)
 
 
@@ -75,8 +91,10 @@ def permutation_importance(
 
     `engine` "numba" and "sklearn" grow exact trees on explicit bootstrap samples
     (`costfs.engine.trees`) and permute the features each tree splits on (the others change
-    nothing); "sklearnex" is oneDAL's.
+    nothing); "sklearnex" is oneDAL's, replaced by "numba" where X has missing values.
     """
+    if engine == "sklearnex" and has_missing(X):
+        engine = "numba"
     if engine == "numba":
         from costfs.engine.cart import grow_tree_batch
 

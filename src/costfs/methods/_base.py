@@ -13,6 +13,8 @@ name is the method's name, its config key (`methods.<name>`), its workflow wildc
   (empty: it grows no forest), and `preparation_engines` where `prepare`'s forests differ;
 - `parallel_selection`: whether its selection grows many forests side by side and so wants
   several threads in the workflow;
+- `missing_values`: how it handles missing values (NaN) in X: "native" where its model routes
+  them itself, else the one declared rule it applies;
 - `colour`: its colour in the figures (a stable colour from its name when not given);
 - `multi_class`: whether it handles targets of more than two classes (a method that does not
   raises a `DataError` naming itself on such a target, never a silent binary result).
@@ -242,6 +244,8 @@ class Method:
     preparation_engines: ClassVar[tuple[str, ...] | None] = None
     """The same for the forests of `prepare`, where they differ (None: `engines`)."""
     parallel_selection: ClassVar[bool] = False
+    missing_values: ClassVar[str]
+    """How the method handles missing values in X, for the documentation (required)."""
     colour: ClassVar[str | None] = None
     multi_class: ClassVar[bool] = True
     selector_name: ClassVar[str]
@@ -261,6 +265,8 @@ class Method:
         names = [parameter.name for parameter in cls.parameters]
         if len(set(names)) != len(names):
             raise TypeError(f"method {cls.name}: a parameter is declared twice: {names}")
+        if not getattr(cls, "missing_values", ""):
+            raise TypeError(f"method {cls.name}: declare how it handles missing values")
         if cls.preparation_engines is None:
             cls.preparation_engines = cls.engines
         unknown = set(cls.engines + cls.preparation_engines) - set(ENGINES + TREE_ENGINES)

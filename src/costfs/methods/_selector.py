@@ -11,6 +11,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from costfs.core.tabular import encode_levels, encode_table
 from costfs.core.validation import (
     DataError,
     check_budget,
@@ -36,9 +37,14 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
     name when X is a DataFrame; None gives every feature the cost 1 (the budget is then a
     number of features). `feature_groups` and `group_costs` add shared costs: a group's cost
     is paid once, when the first of its features is selected (`costfs.core.costs.FeatureCosts`);
-    `total_cost_` is the true cost of the selected set. X must be numeric and finite and y
-    must have at least two classes (more than two where the method handles them,
-    `multi_class`); anything else raises `DataError` naming the column, row or value.
+    `total_cost_` is the true cost of the selected set.
+
+    X may miss values (NaN; each method's `missing_values` says how it handles them) and, as
+    a DataFrame, have categorical columns (strings, booleans, pandas categoricals): each is one
+    feature, coded by its levels' class shares (`costfs.core.tabular`), and `get_feature_names_out`
+    names the input columns. y must have at least two classes (more than two where the method
+    handles them, `multi_class`). Anything else (an infinite value, a column with no values)
+    raises `DataError` naming the column, row or value.
     Constant and duplicated columns are valid features: a constant column carries no
     information and is never chosen while an informative feature fits the budget; each copy
     of a duplicated column is a feature with its own cost.
@@ -71,10 +77,18 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
                     f"are not all strings ({list(X.columns)[:5]}); name the columns with strings "
                     "or give the costs as an array in column order"
                 )
-        # scikit-learn's checks of shape, sparsity and dtype, then ours, which name the row
-        # and column of a missing or infinite value.
-        X = check_features(validate_data(self, X, dtype=float, ensure_all_finite=False))
+            # scikit-learn's record of the column names; the columns are ours to read.
+            validate_data(self, X, skip_check_array=True)
+            X, categorical = encode_table(X, "X")
+        else:
+            # scikit-learn's checks of shape, sparsity and dtype.
+            X = validate_data(self, X, dtype=float, ensure_all_finite=False)
+            categorical = np.array([], dtype=int)
+        # Ours, which name the row and column of an infinite value or an empty column.
+        X = check_features(X)
         y = check_class_target(y, X.shape[0])
+        seed = self._seed()
+        X, _ = encode_levels(X, y, categorical, seed=seed)
         feature_names = getattr(self, "feature_names_in_", None)
         own_costs = (
             np.ones(X.shape[1])
@@ -97,7 +111,7 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
             costs,
             [budget],
             self._grid(),
-            seed=self._seed(),
+            seed=seed,
             n_jobs=int(self.n_jobs),
             engine=getattr(self, "engine", "auto"),
             prepared=getattr(self, "precomputed", None),
@@ -110,6 +124,12 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
         self.support_ = np.zeros(X.shape[1], dtype=bool)
         self.support_[self.selected_features_] = True
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.string = True
+        return tags
 
     def _get_support_mask(self):
         check_is_fitted(self, "support_")

@@ -8,6 +8,10 @@ from costfs.methods._bcr import filter_selections
 class AUCFiltering(Method):
     summary = "rank by 2·|AUC−0.5| / c^ξ, fill the budget"
     hyperparameter = XI
+    missing_values = (
+        "a pair of rows of which one misses the value is a tie: the AUC of the rows that "
+        "have it, shrunk towards 0.5 by the share of pairs they make"
+    )
     colour = "#0072B2"
 
     def prepare(self, X, y, *, seed, n_jobs, engine):

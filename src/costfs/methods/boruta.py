@@ -52,7 +52,15 @@ def boruta_decisions(
     # BorutaPy sets the number of trees itself; the shadow features double the columns, so
     # mtry follows the column count instead of being fixed from p.
     forest.set_params(oob_score=False, max_features="sqrt", max_depth=int(max_depth))
-    boruta = package.BorutaPy(
+
+    class MissingValueBoruta(package.BorutaPy):
+        """BorutaPy whose input check lets missing values through to the forest, which
+        handles them (BorutaPy itself only shuffles columns)."""
+
+        def _check_params(self, X, y):
+            super()._check_params(np.nan_to_num(X), y)
+
+    boruta = MissingValueBoruta(
         forest,
         n_estimators=n_estimators,
         alpha=float(alpha),
@@ -111,6 +119,10 @@ class Boruta(Method):
         ),
     )
     engines = ENGINES
+    missing_values = (
+        "native: Boruta's forest (scikit-learn's trees) sends a missing value to the side "
+        "that lowers impurity; a shadow feature keeps its missing values"
+    )
     colour = "#332288"
 
     def prepare(self, X, y, *, seed, n_jobs, engine, max_iter, max_depth, n_estimators, alpha):

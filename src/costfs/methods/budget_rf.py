@@ -39,6 +39,7 @@ from joblib import Parallel, delayed
 from costfs.core.costs import FeatureCosts
 from costfs.core.progress import progress_bar
 from costfs.core.seeds import derive_seed
+from costfs.core.tabular import missing_as_lowest
 from costfs.engine.forest import class_count, majority_class
 from costfs.methods._base import (
     Hyperparameter,
@@ -267,7 +268,10 @@ def grow_greedy_tree(
         best = candidates[best_position]
         k = cut[best]
         below, above = columns[best, order[best, k]], columns[best, order[best, k + 1]]
-        middle = below + (above - below) / 2
+        # Below a missing value (-inf, `missing_as_lowest`) the midpoint is NaN: the
+        # threshold is then -inf itself.
+        with np.errstate(invalid="ignore"):
+            middle = below + (above - below) / 2
         # Rounding can put the midpoint of adjacent floats on the upper value.
         threshold[node] = middle if middle < above else below
         feature[node] = int(best)
@@ -596,6 +600,10 @@ class BudgetRF(Method):
             "there (the authors' code keeps costs static)",
         ),
     )
+    missing_values = (
+        "declared: a missing value counts as lower than every value, so a GreedyTree "
+        "split puts it with the lowest values or splits it off (on test rows too)"
+    )
     colour = "#CC79A7"
 
     def select(
@@ -621,7 +629,7 @@ class BudgetRF(Method):
         `expected_acquisition_cost`; the forests are kept as arrays (`forests_to_arrays`)."""
         costs = FeatureCosts.of(costs)
         grown = grow_budget_forests(
-            X,
+            missing_as_lowest(X),
             y,
             costs,
             budgets,
@@ -669,7 +677,7 @@ class BudgetRF(Method):
 
     def evaluation_columns(self, selection, artifacts, X_test, y_test, costs):
         """Each selection's forest's own test MMCE and acquisition cost per test row."""
-        metrics = ensemble_test_metrics(artifacts, X_test, y_test, costs)
+        metrics = ensemble_test_metrics(artifacts, missing_as_lowest(X_test), y_test, costs)
         keys = ["value", "cost_exponent", "budget"]
         joined = (
             selection[keys]

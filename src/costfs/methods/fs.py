@@ -395,6 +395,10 @@ class ForwardSelection(Method):
     )
     engines = ("numba", *ENGINES)
     parallel_selection = True
+    missing_values = (
+        "native: the forests (scikit-learn's where X misses values, numba's with common "
+        "random numbers) send a missing value to the side that lowers impurity"
+    )
     colour = "#D55E00"
 
     def stage_engines(self, stage, values):

@@ -18,6 +18,11 @@ class PermutationImportanceFiltering(Method):
         ),
     )
     engines = IMPORTANCE_ENGINES
+    missing_values = (
+        "native: the trees send a missing value to the side that lowers impurity "
+        "(scikit-learn's rule, numba's trees too); permuting a feature permutes its "
+        "missing values with the rest"
+    )
     colour = "#E69F00"
 
     def prepare(self, X, y, *, seed, n_jobs, engine, n_trees):

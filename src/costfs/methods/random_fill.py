@@ -13,6 +13,7 @@ from costfs.methods._bcr import ranking_selections
 
 class RandomFill(Method):
     summary = "features in a seeded random order filled to the budget (cost-agnostic baseline)"
+    missing_values = "not read: the order is random"
     colour = "#BBBBBB"
 
     def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine):

@@ -56,6 +56,9 @@ class ReliefFRanking(Method):
         ),
         THRESHOLD,
     )
+    missing_values = (
+        "skrebate's: a distance sums only the features both rows have, scaled to all features"
+    )
     colour = "#6E6E6E"
 
     def prepare(self, X, y, *, seed, n_jobs, engine, n_neighbors, categorical_threshold):

@@ -392,6 +392,10 @@ class ShallowTreeSelection(TreeEnsembleSelection, Method):
     )
     # Depth-limited trees on explicit bootstrap samples (`costfs.engine.trees`).
     engines = TREE_ENGINES
+    missing_values = (
+        "native: the base ensemble's trees send a missing value to the side that lowers "
+        "impurity (scikit-learn's rule, numba's trees too)"
+    )
     colour = "#009E73"
 
     def prepare(self, X, y, *, seed, n_jobs, engine, depths, trees_per_depth):

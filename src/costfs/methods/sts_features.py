@@ -21,6 +21,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from costfs.core.seeds import derive_seed
+from costfs.core.tabular import missing_as_lowest
 from costfs.engine.forest import IN_BAG, default_mtry
 from costfs.methods._base import (
     XI,
@@ -263,13 +264,17 @@ class FeatureLimitedTreeSelection(TreeEnsembleSelection, Method):
         Parameter("trees_per_k", integer(), 500, "trees per k", stage="prepare"),
         POSITIVE_DELTA,
     )
+    missing_values = (
+        "declared: a missing value counts as lower than every value, so a split puts it "
+        "with the lowest values or splits it off"
+    )
     colour = "#005F46"
     # The numpy CART scores splits by two-class Gini.
     multi_class = False
 
     def prepare(self, X, y, *, seed, n_jobs, engine, max_features_per_tree, trees_per_k):
         return feature_limited_ensemble(
-            X,
+            missing_as_lowest(X),
             y,
             seed=seed,
             max_features_per_tree=max_features_per_tree,

@@ -27,6 +27,7 @@ class XGBImportance(GainImportancePreparation, Method):
         "(cost-agnostic)"
     )
     parameters = (*XGBOOST_PARAMETERS, THRESHOLD)
+    missing_values = "native: XGBoost learns each split's side for missing values"
     colour = "#8C6D31"
 
     def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine, threshold):

@@ -8,24 +8,27 @@ import numpy as np
 import pandas as pd
 
 from costfs.core.costs import FeatureCosts
+from costfs.core.tabular import encode_table
 from costfs.core.validation import DataError, check_class_target, check_costs, check_feature_frame
 
 
 @dataclass(frozen=True)
 class DataSource:
     """Where a real data set comes from: `kind` is `file` (`location` is a CSV, .csv.gz or
-    Parquet file), `sklearn` (a `sklearn.datasets` loader) or `openml` (a data id, cached
-    under `cache`)."""
+    Parquet file, whose cells in `missing_values` are missing besides pandas' usual marks),
+    `sklearn` (a `sklearn.datasets` loader) or `openml` (a data id, cached under `cache`)."""
 
     kind: str
     location: str
     target: str
     positive_class: object
     cache: str | None = None
+    missing_values: tuple[str, ...] = ()
 
 
 LOADING_KEYS = (
     "path",
+    "missing_values",
     "target",
     "positive_class",
     "sklearn_loader",
@@ -47,15 +50,16 @@ def choose_source(
     """The data set's `path` if it has one; else the first source that is there, in the order
     `<data_dir>/<name>.csv.gz`, `<data_dir>/<name>.csv`, a scikit-learn loader, OpenML by id."""
     target, positive_class = source.get("target", "target"), source.get("positive_class")
+    marks = tuple(str(mark) for mark in source.get("missing_values", ()))
     if source.get("path"):
-        return DataSource("file", str(source["path"]), target, positive_class)
+        return DataSource("file", str(source["path"]), target, positive_class, None, marks)
     if data_dir:
         directory = Path(data_dir)
         if not directory.is_dir():
             raise DataError(f"data_dir {str(directory)!r} does not exist or is not a directory")
         for candidate in (directory / f"{name}.csv.gz", directory / f"{name}.csv"):
             if exists(candidate):
-                return DataSource("file", str(candidate), target, positive_class)
+                return DataSource("file", str(candidate), target, positive_class, None, marks)
     if source.get("sklearn_loader"):
         return DataSource(
             "sklearn", source["sklearn_loader"], "target", source["sklearn_positive_class"]
@@ -75,9 +79,11 @@ def choose_source(
 
 def table_to_arrays(
     frame: pd.DataFrame, target: str, positive_class: object, source: str
-) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Features, class codes and feature names. With a `positive_class`, that label is 1 and
-    all others 0; without, each distinct label is a class (codes in sorted label order)."""
+) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+    """Features (NaN where missing), class codes, feature names and the positions of the
+    categorical columns, whose values are level codes (`costfs.core.tabular.encode_table`).
+    With a `positive_class`, that label is 1 and all others 0; without, each distinct label
+    is a class (codes in sorted label order)."""
     if target not in frame.columns:
         raise DataError(
             f"{source}: no target column {target!r}; columns are {list(frame.columns)[:8]}..."
@@ -106,7 +112,8 @@ def table_to_arrays(
                 f"{target!r} (values: {found})"
             )
     y = check_class_target(labels.to_numpy(), len(frame), f"{source} target {target!r}")
-    return features.to_numpy(dtype=float), y, [str(c) for c in features.columns]
+    X, categorical = encode_table(features, source)
+    return X, y, [str(c) for c in features.columns], categorical
 
 
 COST_COLUMNS = ("feature", "cost", "group")
@@ -202,7 +209,8 @@ def degenerate_columns(X: np.ndarray, names: list[str]) -> list[str]:
     Both are valid features (a constant column carries no information, a copy has its own
     cost); they are reported because they usually mean a preprocessing slip.
     """
-    notes = [f"column {names[j]!r} is constant" for j in np.flatnonzero(np.ptp(X, axis=0) == 0)]
+    spread = np.nanmax(X, axis=0) - np.nanmin(X, axis=0)
+    notes = [f"column {names[j]!r} is constant" for j in np.flatnonzero(spread == 0)]
     first_of = {}
     for j in range(X.shape[1]):
         first = first_of.setdefault(X[:, j].tobytes(), j)

@@ -36,6 +36,7 @@ def select_once(
     n_jobs: int = 1,
     engine: str = "auto",
     progress: Callable[[str], None] = lambda message: None,
+    **parameters,
 ) -> pd.DataFrame:
     """Per budget: the selected `features` (column indices), the method's hyperparameter
     `value` (NaN without one), the set's `cost` (`costs`: an array or `FeatureCosts` with
@@ -45,7 +46,8 @@ def select_once(
     `value` is a number, or "tuned": the value of `grid` (ξ: `DEFAULT_XI_GRID`, another
     hyperparameter: the method's default grid) whose set has the lowest refit OOB error, ties
     to the lower cost, then the lower value. With the same `seed` and a number, the features
-    are those of the method's selector fit with `random_state=seed`.
+    are those of the method's selector fit with `random_state=seed`. `parameters` are the
+    method's own (its declared defaults otherwise).
     """
     costs = FeatureCosts.of(costs)
     budgets = check_budgets(budgets)
@@ -70,6 +72,7 @@ def select_once(
         n_jobs=n_jobs,
         engine=engine,
         source=method,
+        **parameters,
     )
     records = selection.records
     if value != "tuned":

@@ -1,6 +1,7 @@
 """Real data sets: reading one from its source, and its replicates' train/test splits."""
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -8,7 +9,8 @@ import pandas as pd
 
 from costfs.cli import storage
 from costfs.cli.arguments import OUT, STUDY_SEED, add_command, json_value
-from costfs.core.seeds import derive_rng
+from costfs.core.seeds import derive_rng, derive_seed
+from costfs.core.tabular import encode_levels
 from costfs.core.validation import DataError, check_unique_names
 from costfs.engine.forest import class_count
 from costfs.study import realdata
@@ -17,8 +19,9 @@ from costfs.study.realdata import DataSource
 log = logging.getLogger("costfs")
 
 
-def read_table_file(path: str) -> pd.DataFrame:
-    """A CSV (also gzipped) or Parquet file as a table."""
+def read_table_file(path: str, missing_values: Sequence[str] = ()) -> pd.DataFrame:
+    """A CSV (also gzipped) or Parquet file as a table; in a CSV, empty cells, pandas' usual
+    marks (`NA`, `NaN`, `NULL`, `n/a`, ...) and the `missing_values` are missing values."""
     if not Path(path).is_file():
         raise DataError(f"{path}: no such file (relative to {Path.cwd()})")
     try:
@@ -26,7 +29,7 @@ def read_table_file(path: str) -> pd.DataFrame:
             frame = pd.read_parquet(path)
             header = frame.columns
         else:
-            frame = pd.read_csv(path)
+            frame = pd.read_csv(path, na_values=list(missing_values))
             # pandas renames a repeated name (`target` -> `target.1`): compare the raw header.
             header = pd.read_csv(path, header=None, nrows=1, dtype=str).iloc[0].tolist()
     except (ValueError, OSError, EOFError, pd.errors.ParserError) as error:
@@ -38,7 +41,7 @@ def read_table_file(path: str) -> pd.DataFrame:
 def read_source(name: str, source: DataSource) -> tuple[pd.DataFrame, str]:
     """The data set's table and a description of where it came from."""
     if source.kind == "file":
-        return read_table_file(source.location), source.location
+        return read_table_file(source.location, source.missing_values), source.location
     if source.kind == "sklearn":
         import sklearn.datasets
 
@@ -59,13 +62,27 @@ def read_source(name: str, source: DataSource) -> tuple[pd.DataFrame, str]:
 def load_dataset(args) -> None:
     source = realdata.choose_source(args.name, args.source, args.data_dir)
     frame, origin = read_source(args.name, source)
-    X, y, names = realdata.table_to_arrays(frame, source.target, source.positive_class, origin)
+    X, y, names, categorical = realdata.table_to_arrays(
+        frame, source.target, source.positive_class, origin
+    )
     for note in realdata.degenerate_columns(X, names):
         log.warning("%s: %s (kept as a feature)", origin, note)
-    storage.write_arrays(args.out, {"X": X, "y": y, "feature_names": np.array(names)})
+    arrays = {"X": X, "y": y, "feature_names": np.array(names)}
+    # Only a data set with categorical columns stores their positions: the others' files
+    # stay as they were.
+    storage.write_arrays(
+        args.out, arrays | ({"categorical": categorical} if categorical.size else {})
+    )
     shares = ", ".join(f"{share:.4f}" for share in np.bincount(y) / y.size)
     log.info(
-        "%s from %s: %d rows x %d features, class shares %s", args.name, origin, *X.shape, shares
+        "%s from %s: %d rows x %d features (%d categorical), %.2f%% of values missing, class "
+        "shares %s",
+        args.name,
+        origin,
+        *X.shape,
+        categorical.size,
+        100 * np.isnan(X).mean(),
+        shares,
     )
 
 
@@ -76,10 +93,17 @@ def split_data(args) -> None:
     realdata.check_training_classes(
         data["y"][train], class_count(data["y"]), f"split {args.name} rep {args.rep}"
     )
-    for rows, out in ((train, args.out_train), (test, args.out_test)):
+    # Categorical columns: their levels' class shares, from the training rows only.
+    parts = encode_levels(
+        data["X"][train],
+        data["y"][train],
+        data.get("categorical", np.array([], dtype=int)),
+        seed=derive_seed(args.study_seed, "levels", args.name, args.rep),
+        X_other=data["X"][test],
+    )
+    for X, rows, out in zip(parts, (train, test), (args.out_train, args.out_test), strict=True):
         storage.write_arrays(
-            out,
-            {"X": data["X"][rows], "y": data["y"][rows], "feature_names": data["feature_names"]},
+            out, {"X": X, "y": data["y"][rows], "feature_names": data["feature_names"]}
         )
     log.info("split %s rep %s: %d train / %d test rows", args.name, args.rep, train.size, test.size)
 
