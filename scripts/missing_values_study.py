@@ -36,6 +36,8 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 MECHANISMS = {"MCAR": (0.15, 0.15), "MNAR": (0.05, 0.25)}
 """Probability that a value of an affected feature is missing, in class 0 and class 1 rows."""
 HANDLINGS = ("native", "median", "complete_case")
+KEYS = ["dataset", "rep", "mechanism", "handling", "method"]
+"""The columns that name a run."""
 SETTINGS = {
     "pfi": {"n_trees": 500},
     "sts": {"trees_per_depth": 500},
@@ -108,6 +110,7 @@ def run(dataset, rep, mechanism, handling, method, n_jobs) -> dict:
 
 def summary_table(results: pd.DataFrame) -> str:
     """Mean test MMCE per method (rows) and mechanism x handling (columns), in percent."""
+    results = results.drop_duplicates(KEYS)
     means = results.pivot_table(
         index="method", columns=["mechanism", "handling"], values="test_mmce", aggfunc="mean"
     )
@@ -136,8 +139,7 @@ def main() -> None:
     parser.add_argument("--summary", type=Path)
     args = parser.parse_args()
     done = pd.read_csv(args.out) if args.out.exists() else pd.DataFrame()
-    keys = ["dataset", "rep", "mechanism", "handling", "method"]
-    finished = set(map(tuple, done[keys].astype(str).to_numpy())) if len(done) else set()
+    finished = set(map(tuple, done[KEYS].astype(str).to_numpy())) if len(done) else set()
     for dataset in args.datasets:
         for rep in range(1, args.reps + 1):
             for mechanism in MECHANISMS:

@@ -3,6 +3,7 @@ import inspect
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from costfs.methods import load_method
@@ -97,3 +98,43 @@ def data_sets() -> Path:
     if not DATA.is_dir():
         pytest.fail(f"the real data sets are expected in {DATA}")
     return DATA
+
+
+MESSY_BLOOD_COST = 0.8
+"""The shared cost of the messy clinic's `blood` group, given only in its costs file."""
+
+
+def write_messy_clinic(directory: Path) -> dict:
+    """A clinical data set as it comes, from wdbc's first eight features: the three `blood`
+    features miss values (`?` and empty cells), more often where the class is 1; `grade` is
+    text (low / mid / high, from a fourth feature, some missing); `age` (a sixth feature) is
+    free; `blood`'s shared cost is a row of the costs file only. Writes clinic.csv and
+    clinic_costs.csv; returns their paths, the own costs by name and the blood features."""
+    rng = np.random.default_rng(29)
+    wdbc = pd.read_csv(DATA / "wdbc.csv.gz")
+    names = ["crp", "ferritin", "hba1c", "bmi", "waist", "age", "pulse"]
+    frame = wdbc.iloc[:, [0, 1, 2, 4, 5, 6, 8]].set_axis(names, axis=1).astype(object)
+    target = wdbc["target"].to_numpy()
+    for column in names[:3]:
+        missing = rng.random(target.size) < np.where(target == 1, 0.3, 0.1)
+        frame.loc[missing, column] = rng.choice(["?", ""], size=int(missing.sum()))
+    grade = pd.qcut(wdbc.iloc[:, 3], 3, labels=["low", "mid", "high"]).astype(object)
+    grade[rng.random(target.size) < 0.05] = None
+    frame.insert(3, "grade", grade)
+    frame["target"] = target
+    data = directory / "clinic.csv"
+    frame.to_csv(data, index=False)
+    own = pd.Series(
+        [0.3, 0.0, 0.2, 1.0, 0.5, 0.7, 0.0, 0.4], index=[*names[:3], "grade", *names[3:]]
+    )
+    group = ["blood" if name in names[:3] else "" for name in own.index]
+    table = pd.DataFrame({"feature": own.index, "cost": own.to_numpy(), "group": group})
+    table.loc[len(table)] = ["", MESSY_BLOOD_COST, "blood"]
+    costs = directory / "clinic_costs.csv"
+    table.to_csv(costs, index=False)
+    return {"data": data, "costs": costs, "own": own, "blood": set(names[:3])}
+
+
+def true_cost(own: pd.Series, blood: set, features) -> float:
+    """Own costs plus the blood draw once, if any of its features is used."""
+    return float(own[list(features)].sum()) + (MESSY_BLOOD_COST if blood & set(features) else 0.0)

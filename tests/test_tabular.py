@@ -15,11 +15,12 @@ def test_levels_become_class_shares_cross_fitted_on_training_rows(rng):
     y = rng.integers(0, 2, size=n_rows)
     frame = pd.DataFrame({"id": [f"r{i}" for i in range(n_rows)], "g": np.where(y, "p", "q")})
     X, categorical = encode_table(frame, "t")
-    train, other = encode_levels(X, y, categorical, seed=0, X_other=np.array([[np.nan, 0.0]]))
+    unseen = np.array([[np.nan, 0.0], [n_rows + 1.0, 1.0]])  # missing; a level only here
+    train, other = encode_levels(X, y, categorical, seed=0, X_other=unseen)
     identifier = train[:, 0]
     assert np.ptp(identifier) == pytest.approx(0.0)  # every one-row level: the overall share
     assert train[y == 1, 1].min() > train[y == 0, 1].max()
-    assert other[0, 0] == pytest.approx(y.mean())  # the missing level was never seen
+    assert other[:, 0] == pytest.approx([y.mean(), y.mean()])  # neither level was seen
 
 
 def test_more_than_two_classes_give_one_column_per_categorical(rng):

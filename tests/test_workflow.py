@@ -15,7 +15,7 @@ import yaml
 from sklearn.datasets import load_wine
 
 from costfs.methods import load_method
-from tests.conftest import DATA, REPO
+from tests.conftest import DATA, REPO, true_cost, write_messy_clinic
 
 pytestmark = pytest.mark.workflow
 
@@ -474,38 +474,27 @@ def test_edge_budgets_are_valid_rows(faulty_study):
     assert set(summary["budget"]) == {0.05, 100} and summary["mmce_mean"].notna().all()
 
 
-BLOOD_COST = 1.5
-
-
 @pytest.fixture(scope="module")
 def own_data_study(tmp_path_factory) -> dict:
-    """A researcher's problems, run as one study: `clinic`, given by `path` (Parquet) with
-    its costs file and one shared-cost group `blood` (its first three features, one draw
-    paid once), and `wine` (scikit-learn's, three classes, no positive_class) with a costs
-    file, under every method that handles K > 2 classes."""
+    """A researcher's problems, run as one study: `clinic` as it comes
+    (`tests.conftest.write_messy_clinic`: missing values marked `?` or empty, a text column, a
+    free feature, the `blood` group's shared cost only in the costs file) under every method,
+    and `wine` (scikit-learn's, three classes, no positive_class) with a costs file, under
+    every method that handles K > 2 classes."""
     tmp_path = tmp_path_factory.mktemp("own_data")
-    clinic = pd.read_csv(DATA / "wdbc.csv.gz").iloc[:, list(range(8)) + [-1]]
-    clinic.to_parquet(tmp_path / "clinic.parquet")
-    clinic_names = list(clinic.columns[:-1])
-    clinic_costs = pd.Series(np.linspace(0.25, 2.0, len(clinic_names)), index=clinic_names)
-    blood = set(clinic_names[:3])
-    table = clinic_costs.rename_axis("feature").rename("cost").reset_index()
-    table["group"] = ["blood" if name in blood else "" for name in clinic_names]
-    table.to_csv(tmp_path / "clinic_costs.csv", index=False)
+    clinic = write_messy_clinic(tmp_path)
     wine = load_wine(as_frame=True).frame
     wine.to_csv(tmp_path / "wine.csv", index=False)
     wine_names = list(wine.columns[:-1])
     pd.DataFrame({"feature": wine_names, "cost": np.linspace(0.5, 1.5, len(wine_names))}).to_csv(
         tmp_path / "wine_costs.csv", index=False
     )
-    on_both = ("auc", "sts", "random_fill")
     methods = {
         name: {
             **{key: value for key, value in settings.items() if key != "problems"},
-            "problems": ["clinic", "wine"] if name in on_both else ["wine"],
+            "problems": ["clinic", "wine"] if load_method(name).multi_class else ["clinic"],
         }
         for name, settings in TINY["methods"].items()
-        if load_method(name).multi_class
     }
     directory = write_study(
         tmp_path / "study",
@@ -514,10 +503,10 @@ def own_data_study(tmp_path_factory) -> dict:
         real_data={
             "datasets": {
                 "clinic": {
-                    "path": str(tmp_path / "clinic.parquet"),
-                    "costs": str(tmp_path / "clinic_costs.csv"),
-                    "group_costs": {"blood": BLOOD_COST},
-                    "budgets": [1.0, 3.0, 6.0],
+                    "path": str(clinic["data"]),
+                    "costs": str(clinic["costs"]),
+                    "missing_values": ["?"],
+                    "budgets": [0.5, 1.5, 3.0],
                 },
                 "wine": {
                     "path": str(tmp_path / "wine.csv"),
@@ -533,35 +522,41 @@ def own_data_study(tmp_path_factory) -> dict:
         "runs": pd.read_parquet(results / "runs.parquet"),
         "results": results,
         "methods": methods,
-        "clinic_costs": clinic_costs,
-        "blood": blood,
+        "clinic": clinic,
         "wine": wine,
     }
 
 
-def test_own_data_from_a_path_with_a_costs_file(own_data_study):
-    """The costs are the file's, by column name, and every selection is recorded by name at
-    its true cost (own costs plus the group's once)."""
+def test_own_data_as_it_comes_runs_under_every_method(own_data_study):
+    """Every method runs on the clinic with its missing values, text column, free feature and
+    file-only group cost; every selection is recorded by name at its true cost (own costs plus
+    the blood draw once) within its budget, and the forests refit on it beat the majority."""
     runs = own_data_study["runs"].query("problem == 'clinic'")
-    costs, blood = own_data_study["clinic_costs"], own_data_study["blood"]
-    assert set(runs["method"]) == {"auc", "sts", "random_fill"}
+    clinic = own_data_study["clinic"]
+    own, blood = clinic["own"], clinic["blood"]
+    assert set(runs["method"]) == set(own_data_study["methods"])
     for row in runs.itertuples():
-        assert list(row.feature_names) == [costs.index[j] for j in row.features]
-        shared = BLOOD_COST if blood & set(row.feature_names) else 0.0
-        assert row.cost == pytest.approx(costs[list(row.feature_names)].sum() + shared)
+        assert list(row.feature_names) == [own.index[j] for j in row.features]
+        assert row.cost == pytest.approx(true_cost(own, blood, row.feature_names))
         assert row.cost <= row.budget + 1e-9
     assert runs["n_selected"].max() > 1
     # some selection uses two or more features of the draw, paying it once
     assert any(len(blood & set(selected)) >= 2 for selected in runs["feature_names"])
+    assert any("grade" in selected for selected in runs["feature_names"])
+    assert runs["test_mmce"].notna().all() and runs["test_mmce"].min() < 0.2
 
 
 def test_a_multi_class_data_set_runs_end_to_end(own_data_study):
     """wine's three classes are kept; each method keeps the budget and, given enough of it,
     beats guessing the majority class."""
     runs = own_data_study["runs"].query("problem == 'wine'")
-    methods = own_data_study["methods"]
-    assert set(runs["method"]) == set(methods)
-    assert {"auc", "pfi", "sts", "fs", "budget_rf", "featboost", "msb"} <= set(methods)
+    methods = {
+        name
+        for name, settings in own_data_study["methods"].items()
+        if "wine" in settings["problems"]
+    }
+    assert set(runs["method"]) == methods
+    assert {"auc", "pfi", "sts", "fs", "budget_rf", "featboost", "msb"} <= methods
     assert (runs["cost"] <= runs["budget"] + 1e-9).all()
     (train_file,) = (own_data_study["results"] / "data/real/wine").glob("rep~*/train.npz")
     assert set(np.load(train_file)["y"]) == {0, 1, 2}
