@@ -120,6 +120,15 @@ def summary_table(results: pd.DataFrame) -> str:
     for method, row in means[columns].iterrows():
         cells = " | ".join(f"{100 * row[c]:.1f}" for c in columns)
         lines.append(f"| {method} | {cells} |")
+    overall = " | ".join(f"{100 * means[c].mean():.1f}" for c in columns)
+    lines.append(f"| **all methods** | {overall} |")
+    by_dataset = results.pivot_table(
+        index="dataset", columns=["mechanism", "handling"], values="test_mmce", aggfunc="mean"
+    )
+    lines += ["", header.replace("| method |", "| data set (all methods) |"), lines[1]]
+    for dataset, row in by_dataset[columns].iterrows():
+        cells = " | ".join(f"{100 * row[c]:.1f}" for c in columns)
+        lines.append(f"| {dataset} | {cells} |")
     rows_left = results.groupby(["mechanism", "handling"])["training_rows"].mean()
     lines.append("")
     lines.append(

@@ -544,6 +544,9 @@ def test_own_data_as_it_comes_runs_under_every_method(own_data_study):
     assert any(len(blood & set(selected)) >= 2 for selected in runs["feature_names"])
     assert any("grade" in selected for selected in runs["feature_names"])
     assert runs["test_mmce"].notna().all() and runs["test_mmce"].min() < 0.2
+    # oneDAL takes no missing values: the refits ran on scikit-learn's forest, and say so.
+    assert (runs["engine"] == "sklearn").all()
+    assert "sklearnex" not in set(runs["selection_engine"])
 
 
 def test_a_multi_class_data_set_runs_end_to_end(own_data_study):

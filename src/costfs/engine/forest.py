@@ -136,6 +136,13 @@ def has_missing(X: np.ndarray) -> bool:
     return bool(np.isnan(X).any())
 
 
+def engine_for_data(engine: str, *matrices: np.ndarray) -> str:
+    """`engine` as it runs on these matrices: oneDAL takes no missing values, so where one
+    has any, the sklearnex engine is scikit-learn's (sklearnex itself hands such data to it)."""
+    missing = any(has_missing(X) for X in matrices)
+    return "sklearn" if engine == "sklearnex" and missing else engine
+
+
 def _oob_error(X: np.ndarray, y: np.ndarray, n_trees: int, seed: int, engine: str) -> float:
     if X.shape[1] == 0:
         return float(np.mean(y != majority_class(y)))

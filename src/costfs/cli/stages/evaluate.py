@@ -9,7 +9,7 @@ import pandas as pd
 from costfs.cli import storage
 from costfs.cli.arguments import OUT, STUDY_SEED, THREADS, add_command
 from costfs.core.costs import FeatureCosts
-from costfs.engine.forest import resolve_engine
+from costfs.engine.forest import engine_for_data, resolve_engine
 from costfs.methods import load_method
 from costfs.study import evaluation
 
@@ -35,6 +35,7 @@ def evaluate_run(args, rep, costs, engine, selection_path, artifacts_path, train
     train = storage.read_arrays(train_path)
     test = storage.read_arrays(test_path)
     sets = [tuple(int(j) for j in features) for features in selection["features"]]
+    engine = engine_for_data(engine, train["X"], test["X"])
     results = evaluation.evaluate_feature_sets(
         train["X"],
         train["y"],

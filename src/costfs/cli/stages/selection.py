@@ -10,6 +10,7 @@ from costfs.cli import storage
 from costfs.cli.arguments import OUT, STUDY_SEED, THREADS, add_command, json_value
 from costfs.core.costs import FeatureCosts
 from costfs.core.seeds import derive_seed
+from costfs.engine.forest import engine_for_data
 from costfs.methods import load_method
 
 log = logging.getLogger("costfs")
@@ -25,7 +26,9 @@ def prepare(args) -> None:
         data["y"],
         seed=derive_seed(args.study_seed, "prepare", args.method, args.dataset, args.rep),
         n_jobs=args.threads,
-        engine=method.engine_for(args.engine, stage="prepare", values=args.params),
+        engine=engine_for_data(
+            method.engine_for(args.engine, stage="prepare", values=args.params), data["X"]
+        ),
         **method.stage_parameters(args.params, "prepare"),
     )
     storage.write_arrays(args.out, prepared)
@@ -57,7 +60,7 @@ def select(args) -> None:
     method.check_target(data["y"], f"data set {args.dataset}")
     costs = FeatureCosts.from_arrays(storage.read_arrays(args.costs))
     prepared = storage.read_arrays(args.prepared) if args.prepared else None
-    engine = method.engine_for(args.engine, values=args.params)
+    engine = engine_for_data(method.engine_for(args.engine, values=args.params), data["X"])
     started = time.perf_counter()
     selection = method.select(
         data["X"],
