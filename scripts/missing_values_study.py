@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from costfs.core.errors import DataError
 from costfs.core.seeds import derive_rng, derive_seed
 from costfs.methods import method_names
 from costfs.study.evaluation import evaluate_feature_sets
@@ -78,21 +79,7 @@ def run(dataset, rep, mechanism, handling, method, n_jobs) -> dict:
     budget = 0.25 * costs.sum()
     X_train, y_train, X_test = handled(handling, X[train], y[train], X[test])
     started = time.perf_counter()
-    chosen = select_once(
-        X_train,
-        y_train,
-        costs,
-        [budget],
-        method=method,
-        seed=derive_seed(0, "select", dataset, rep),
-        n_jobs=n_jobs,
-        **SETTINGS.get(method, {}),
-    ).iloc[0]
-    features = tuple(int(j) for j in chosen["features"])
-    errors = evaluate_feature_sets(
-        X_train, y_train, X_test, y[test], [features], n_trees=500, seed_parts=(dataset, rep)
-    ).iloc[0]
-    return {
+    identity = {
         "dataset": dataset,
         "rep": rep,
         "mechanism": mechanism,
@@ -100,11 +87,33 @@ def run(dataset, rep, mechanism, handling, method, n_jobs) -> dict:
         "method": method,
         "training_rows": y_train.size,
         "missing_share": float(np.isnan(X).mean()),
+        "budget": budget,
+    }
+    try:
+        chosen = select_once(
+            X_train,
+            y_train,
+            costs,
+            [budget],
+            method=method,
+            seed=derive_seed(0, "select", dataset, rep),
+            n_jobs=n_jobs,
+            **SETTINGS.get(method, {}),
+        ).iloc[0]
+    except DataError as error:
+        # Complete-case analysis can leave too few rows of a class for a method's folds.
+        return {**identity, "test_mmce": np.nan, "error": str(error)}
+    features = tuple(int(j) for j in chosen["features"])
+    errors = evaluate_feature_sets(
+        X_train, y_train, X_test, y[test], [features], n_trees=500, seed_parts=(dataset, rep)
+    ).iloc[0]
+    return {
+        **identity,
         "n_features": len(features),
         "cost": float(chosen["cost"]),
-        "budget": budget,
         "test_mmce": float(errors["test_mmce"]),
         "seconds": time.perf_counter() - started,
+        "error": "",
     }
 
 
@@ -129,6 +138,13 @@ def summary_table(results: pd.DataFrame) -> str:
     for dataset, row in by_dataset[columns].iterrows():
         cells = " | ".join(f"{100 * row[c]:.1f}" for c in columns)
         lines.append(f"| {dataset} | {cells} |")
+    failed = results[results["test_mmce"].isna()]
+    if len(failed):
+        lines += ["", "Runs without a result (left out of the means):"]
+        lines += [
+            f"- {r.dataset} rep {r.rep} {r.mechanism} {r.handling} {r.method}: {r.error}"
+            for r in failed.itertuples()
+        ]
     rows_left = results.groupby(["mechanism", "handling"])["training_rows"].mean()
     lines.append("")
     lines.append(
@@ -136,6 +152,15 @@ def summary_table(results: pd.DataFrame) -> str:
         + "; ".join(f"{m} {h.replace('_', '-')} {rows_left[m, h]:.0f}" for m, h in columns)
     )
     return "\n".join(lines) + "\n"
+
+
+def append(path: Path, row: dict) -> None:
+    """One run's row at the end of the results file, in its columns."""
+    exists = path.exists()
+    columns = list(pd.read_csv(path, nrows=0).columns) if exists else list(row)
+    pd.DataFrame([row]).reindex(columns=columns).to_csv(
+        path, mode="a", header=not exists, index=False
+    )
 
 
 def main() -> None:
@@ -159,9 +184,7 @@ def main() -> None:
                             continue
                         row = run(dataset, rep, mechanism, handling, method, args.threads)
                         print(row, flush=True)
-                        pd.DataFrame([row]).to_csv(
-                            args.out, mode="a", header=not args.out.exists(), index=False
-                        )
+                        append(args.out, row)
     if args.summary:
         args.summary.write_text(summary_table(pd.read_csv(args.out)))
 
