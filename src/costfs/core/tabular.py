@@ -13,8 +13,6 @@ missing value is a level of its own; a level the training rows lack gets the ove
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import StratifiedKFold
-from sklearn.preprocessing import TargetEncoder
 
 from costfs.core.errors import DataError
 
@@ -78,6 +76,11 @@ def encode_levels(
     X, fitted on all of X for X_other."""
     if categorical.size == 0:
         return X, X_other
+    # Imported here: every command imports this module, few meet a categorical column, and
+    # scikit-learn takes about a second to import.
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.preprocessing import TargetEncoder
+
     n_classes = max(2, int(y.max()) + 1)
     encoder = TargetEncoder(
         target_type="binary" if n_classes == 2 else "multiclass",
