@@ -293,6 +293,58 @@ def test_a_new_budget_reruns_the_selections_but_not_the_data_or_the_cost_free_wo
     assert jobs["select_features"] > 0
 
 
+DATA_STAGES = {"simulate_design", "simulate_data", "load_real_dataset", "split_real_data"}
+
+
+def edit_config(config: dict, path: str, value) -> None:
+    *parents, key = path.split(".")
+    for parent in parents:
+        config = config[parent]
+    config[key] = value
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "reruns", "stays"),
+    [
+        ("simulation.budgets", [1, 4], "select_features", DATA_STAGES | {"prepare_method"}),
+        ("xi_grid", [0, 1], "select_features", DATA_STAGES | {"draw_costs", "prepare_method"}),
+        (
+            "methods.sts.trees_per_depth",
+            40,
+            "prepare_method",
+            DATA_STAGES | {"draw_costs"},
+        ),
+        (
+            "evaluation.n_trees",
+            60,
+            "evaluate_selection",
+            DATA_STAGES | {"draw_costs", "prepare_method", "select_features"},
+        ),
+        (
+            "strategies",
+            ["agnostic", "tuned"],
+            "aggregate_results",
+            DATA_STAGES | {"draw_costs", "prepare_method", "select_features", "evaluate_selection"},
+        ),
+        ("real_data.cost_range", [0.2, 1.0], "draw_costs", DATA_STAGES | {"prepare_method"}),
+    ],
+)
+def test_a_key_of_a_later_stage_reruns_no_earlier_stage(study, path, value, reruns, stays):
+    """Each stage's jobs see only the keys they use: changing a key of a later stage plans
+    that stage's jobs (and what follows) but none of an earlier stage."""
+    config_path = study.parent / "config" / "config.yaml"
+    original = config_path.read_text()
+    config = yaml.safe_load(original)
+    edit_config(config, path, value)
+    try:
+        config_path.write_text(yaml.safe_dump(config))
+        jobs = planned_jobs(study.parent)
+    finally:
+        config_path.write_text(original)
+    assert jobs.get(reruns, 0) > 0, jobs
+    assert not stays & set(jobs), jobs
+
+
 def test_the_code_hash_is_that_of_the_installed_costfs_that_runs(study, tmp_path):
     """With a non-editable install, the jobs run the installed package: editing it reruns its
     users; editing the workflow's own src/ (which does not run) reruns nothing."""

@@ -94,18 +94,22 @@ def cost_sources(wildcards):
     return sources
 
 
-def cost_arguments(wildcards, input):
+def cost_arguments(wildcards):
+    """draw-costs' arguments, from the config and the wildcards only: Snakemake does not
+    compare a parameter that reads the input, so a changed cost_range or group_costs would
+    not rerun the job."""
     problem = PROBLEMS[wildcards.problem]
+    sources = cost_sources(wildcards)
     if problem.kind == "simulated":
-        return f"--design {input.design} --cost-type {problem.cost_type}"
-    if input.get("costs_file"):
-        arguments = ["--dataset", input.dataset, "--costs-file", input.costs_file]
+        return f"--design {sources['design']} --cost-type {problem.cost_type}"
+    if sources.get("costs_file"):
+        arguments = ["--dataset", sources["dataset"], "--costs-file", sources["costs_file"]]
         group_costs = REAL["datasets"][problem.dataset].get("group_costs")
         if group_costs:
             arguments += ["--group-costs", as_json(group_costs)]
         return shlex.join(arguments)
     low, high = REAL["cost_range"]
-    return f"--dataset {input.dataset} --cost-range {low} {high}"
+    return f"--dataset {sources['dataset']} --cost-range {low} {high}"
 
 
 def prepared_path(wildcards):
