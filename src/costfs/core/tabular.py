@@ -20,7 +20,8 @@ from costfs.core.errors import DataError
 def missing_as_lowest(X: np.ndarray) -> np.ndarray:
     """X with its missing values (NaN) as -inf, below every value: a tree that splits between
     values then puts the rows missing the value with the lowest ones, or splits them off."""
-    return np.where(np.isnan(X), -np.inf, X) if np.isnan(X).any() else X
+    missing = np.isnan(X)
+    return np.where(missing, -np.inf, X) if missing.any() else X
 
 
 def is_categorical(values: pd.Series) -> bool:

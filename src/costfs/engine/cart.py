@@ -99,6 +99,14 @@ def _partition(rows, start, end, columns_major, feature, threshold, missing_left
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
+def _cut(value, following):
+    """The threshold midway between two consecutive distinct values (the lower value where
+    rounding puts the midpoint on the upper one)."""
+    midpoint = (value + following) / 2.0
+    return value if midpoint >= following else midpoint
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def _missing_left_score(left_weights, missing_weights, class_weights, left_total, total):
     """The Gini proxy of a split whose left side gets the rows of `missing_weights` too."""
     left_squares, right_squares = 0.0, 0.0
@@ -226,12 +234,10 @@ def _grow(
                 value, following = values[q], values[q + 1]
                 if value == following:
                     continue
-                midpoint = (value + following) / 2.0
-                cut = value if midpoint >= following else midpoint
                 score = left_squares / left_total + right_squares / (total - left_total)
                 if score > best_score:
                     best_score, best_feature = score, candidate
-                    best_threshold, best_missing_left = cut, False
+                    best_threshold, best_missing_left = _cut(value, following), False
                     saw_missing = missing_total > 0.0
                 if missing_total > 0.0:
                     score = _missing_left_score(
@@ -243,7 +249,7 @@ def _grow(
                     )
                     if score > best_score:
                         best_score, best_feature = score, candidate
-                        best_threshold, best_missing_left = cut, True
+                        best_threshold, best_missing_left = _cut(value, following), True
                         saw_missing = True
             if missing_total > 0.0 and n_present > 0:
                 # Every row that has the value left, every row that misses it right.

@@ -146,7 +146,8 @@ def engine_for_data(engine: str, *matrices: np.ndarray) -> str:
 def _oob_error(X: np.ndarray, y: np.ndarray, n_trees: int, seed: int, engine: str) -> float:
     if X.shape[1] == 0:
         return float(np.mean(y != majority_class(y)))
-    if engine == "sklearn" or has_missing(X):
+    engine = engine_for_data(engine, X)
+    if engine == "sklearn":
         return 1.0 - float(
             random_forest(n_trees=n_trees, n_features=X.shape[1], seed=seed, engine=engine)
             .fit(X, y)
