@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from costfs.methods import method_names
 from tests.conftest import REPO
 
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
@@ -56,3 +57,24 @@ def test_a_planted_circle_or_upward_import_fails_the_check(tmp_path, module, lin
     result = lint_imports(planted_copy(tmp_path, module, line))
     assert result.returncode != 0
     assert "1 kept, 1 broken" in result.stdout and broken in result.stdout
+
+
+SELECTING_WITH_SCIKIT_LEARN = {"featboost", "msb"}
+"""Methods whose selection fits scikit-learn models (folds and k-NN scaling, L1 paths)."""
+
+
+@pytest.mark.parametrize("method", sorted(set(method_names()) - SELECTING_WITH_SCIKIT_LEARN))
+def test_a_stage_job_of_a_method_starts_without_scikit_learn_or_scipy_stats(method):
+    """Job start-up: scikit-learn and scipy.stats take about a second to import, which every
+    job of a study would pay; the stage modules and the method's module leave them to the
+    code that uses them (a selector, scikit-learn's forests, AUC ranks)."""
+    program = (
+        "import sys, costfs.cli.stages.selection, costfs.cli.stages.evaluate\n"
+        "from costfs.methods import load_method\n"
+        f"load_method({method!r})\n"
+        "print(sorted({'sklearn', 'scipy.stats'} & set(sys.modules)))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert loaded.stdout.strip() == "[]"

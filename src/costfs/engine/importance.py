@@ -2,7 +2,6 @@
 
 import numpy as np
 from joblib import Parallel, delayed
-from scipy.stats import rankdata
 
 from costfs.engine.forest import (
     class_count,
@@ -23,6 +22,9 @@ def auc_scores(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     rows that have it, shrunk towards 0.5 by the share of pairs they make, so a feature that
     is mostly missing cannot rank high on the few rows that have it.
     """
+    # Imported here: scipy.stats takes 0.6 s to import, and most stage jobs never rank.
+    from scipy.stats import rankdata
+
     classes = [1] if class_count(y) == 2 else range(class_count(y))
     ranks = rankdata(X, axis=0)
     scores = np.mean([_one_vs_rest_score(ranks, y == k, y == k) for k in classes], axis=0)

@@ -17,13 +17,16 @@ tree seeds (common random numbers), growing a forest on where more trees are ask
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.tree import DecisionTreeClassifier
 
 from costfs.core.seeds import derive_seed
 from costfs.engine.forest import IN_BAG, TREE_ENGINES, default_mtry
+
+if TYPE_CHECKING:
+    from sklearn.tree import DecisionTreeClassifier
 
 MAX_COMMON_TREES = np.iinfo(np.uint16).max
 """`CommonRandomForests` keeps vote counts as 16-bit integers: the memo of a run can hold tens of
@@ -32,7 +35,7 @@ thousands of sets."""
 
 @dataclass(frozen=True)
 class GrownTree:
-    tree: DecisionTreeClassifier
+    tree: "DecisionTreeClassifier"
     columns: np.ndarray
     """The columns of X the tree was grown on (all of them, or one feature for a stump)."""
     oob_rows: np.ndarray
@@ -51,6 +54,9 @@ def tree_seeds(seed: int, n_trees: int) -> np.ndarray:
 
 
 def _grow_one(X, y, columns, max_depth, max_features, seed) -> GrownTree:
+    # Imported here: the numba engine, which most jobs use, needs no scikit-learn.
+    from sklearn.tree import DecisionTreeClassifier
+
     rng = np.random.default_rng(seed)
     counts = np.bincount(rng.integers(0, y.size, size=y.size), minlength=y.size)
     tree = DecisionTreeClassifier(

@@ -34,7 +34,7 @@ import functools
 import inspect
 import operator
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -250,8 +250,6 @@ class Method:
     multi_class: ClassVar[bool] = True
     selector_name: ClassVar[str]
     """Set by `selector`: the name of the scikit-learn selector in the `costfs` namespace."""
-    selector_class: ClassVar[type]
-    """Set by `selector`: the scikit-learn selector."""
 
     # Derived from the subclass when it is defined.
     has_preparation: ClassVar[bool]
@@ -448,17 +446,38 @@ class Method:
                 raise DataError(f"{source}: {explain_error(errors[0], name, noun='parameter')}")
 
     @classmethod
-    def selector(cls, name: str) -> type:
-        """The scikit-learn selector of this method, named `name`.
+    def selector(cls, name: str) -> Callable[[str], type]:
+        """Declares the method's scikit-learn selector, named `name`, and returns the
+        `__getattr__` of the method's module, which builds it on first use: importing
+        scikit-learn takes about a second, which a stage job that never builds a selector
+        should not pay. In the method's module: `__getattr__ = MyMethod.selector("MySelector")`.
+        """
+        cls.selector_name = name
+
+        def module_attribute(attribute: str) -> type:
+            if attribute == name:
+                return cls().selector_class
+            raise AttributeError(f"module {cls.__module__!r} has no attribute {attribute!r}")
+
+        return module_attribute
+
+    @property
+    def selector_class(self) -> type:
+        """The scikit-learn selector (built once per method).
 
         Its `__init__` takes keyword-only parameters: `feature_costs`, `budget`, the
         hyperparameter (if any), the declared parameters, `random_state`, `precomputed` (if
         the method has a cost-free part), `n_jobs` and `engine` (if it grows forests).
         """
+        cls = type(self)
+        if "_selector_class" not in cls.__dict__:
+            cls._selector_class = self._build_selector()
+        return cls._selector_class
+
+    def _build_selector(self) -> type:
         from costfs.methods._selector import CostConstrainedSelector
 
-        cls.selector_name = name
-        method = cls()
+        name = self.selector_name
         signature = inspect.Signature(
             [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
             + [
@@ -466,9 +485,9 @@ class Method:
                     key,
                     inspect.Parameter.KEYWORD_ONLY,
                     default=default,
-                    annotation=method.selector_annotation(key),
+                    annotation=self.selector_annotation(key),
                 )
-                for key, default in method.selector_parameters().items()
+                for key, default in self.selector_parameters().items()
             ]
         )
 
@@ -480,18 +499,17 @@ class Method:
 
         __init__.__signature__ = signature
         __init__.__qualname__ = f"{name}.__init__"
-        cls.selector_class = type(
+        return type(
             name,
             (CostConstrainedSelector,),
             {
                 "__init__": __init__,
-                "__module__": cls.__module__,
+                "__module__": type(self).__module__,
                 "__qualname__": name,
-                "__doc__": method.selector_doc(),
-                "_method": method,
+                "__doc__": self.selector_doc(),
+                "_method": self,
             },
         )
-        return cls.selector_class
 
     def selector_annotation(self, key: str) -> Any:
         """The type annotation of selector parameter `key`."""

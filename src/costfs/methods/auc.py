@@ -21,4 +21,4 @@ class AUCFiltering(Method):
         return Selection(filter_selections(prepared["scores"], costs, budgets, grid))
 
 
-AUCFilter = AUCFiltering.selector("AUCFilter")
+__getattr__ = AUCFiltering.selector("AUCFilter")

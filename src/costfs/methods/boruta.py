@@ -144,4 +144,4 @@ class Boruta(Method):
         return Selection(ranking_selections(order, costs, budgets))
 
 
-BorutaSelector = Boruta.selector("BorutaSelector")
+__getattr__ = Boruta.selector("BorutaSelector")

@@ -687,4 +687,4 @@ class BudgetRF(Method):
         return joined.drop(columns=keys)
 
 
-BudgetRFSelector = BudgetRF.selector("BudgetRFSelector")
+__getattr__ = BudgetRF.selector("BudgetRFSelector")

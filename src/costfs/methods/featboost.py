@@ -432,4 +432,4 @@ class FeatBoost(GainImportancePreparation, Method):
         return Selection(records)
 
 
-FeatBoostSelector = FeatBoost.selector("FeatBoostSelector")
+__getattr__ = FeatBoost.selector("FeatBoostSelector")

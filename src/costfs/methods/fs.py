@@ -450,4 +450,4 @@ class ForwardSelection(Method):
         )
 
 
-ForwardSelector = ForwardSelection.selector("ForwardSelector")
+__getattr__ = ForwardSelection.selector("ForwardSelector")

@@ -390,4 +390,4 @@ class ModelSchedules(Method):
         return schedule_from_arrays(artifacts)
 
 
-ModelScheduleSelector = ModelSchedules.selector("ModelScheduleSelector")
+__getattr__ = ModelSchedules.selector("ModelScheduleSelector")

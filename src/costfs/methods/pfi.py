@@ -35,4 +35,4 @@ class PermutationImportanceFiltering(Method):
         return Selection(filter_selections(prepared["scores"], costs, budgets, grid))
 
 
-PermutationImportanceFilter = PermutationImportanceFiltering.selector("PermutationImportanceFilter")
+__getattr__ = PermutationImportanceFiltering.selector("PermutationImportanceFilter")

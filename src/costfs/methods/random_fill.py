@@ -21,4 +21,4 @@ class RandomFill(Method):
         return Selection(ranking_selections(order, costs, budgets))
 
 
-RandomFillSelector = RandomFill.selector("RandomFillSelector")
+__getattr__ = RandomFill.selector("RandomFillSelector")

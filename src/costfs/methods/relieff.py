@@ -76,4 +76,4 @@ class ReliefFRanking(Method):
         return thresholded_selection(prepared["scores"], costs, budgets, threshold)
 
 
-ReliefFSelector = ReliefFRanking.selector("ReliefFSelector")
+__getattr__ = ReliefFRanking.selector("ReliefFSelector")

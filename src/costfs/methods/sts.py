@@ -410,4 +410,4 @@ class ShallowTreeSelection(TreeEnsembleSelection, Method):
         )
 
 
-ShallowTreeSelector = ShallowTreeSelection.selector("ShallowTreeSelector")
+__getattr__ = ShallowTreeSelection.selector("ShallowTreeSelector")

@@ -283,4 +283,4 @@ class FeatureLimitedTreeSelection(TreeEnsembleSelection, Method):
         )
 
 
-FeatureLimitedTreeSelector = FeatureLimitedTreeSelection.selector("FeatureLimitedTreeSelector")
+__getattr__ = FeatureLimitedTreeSelection.selector("FeatureLimitedTreeSelector")

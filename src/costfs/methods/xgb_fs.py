@@ -34,4 +34,4 @@ class XGBImportance(GainImportancePreparation, Method):
         return thresholded_selection(prepared["scores"], costs, budgets, threshold)
 
 
-XGBImportanceSelector = XGBImportance.selector("XGBImportanceSelector")
+__getattr__ = XGBImportance.selector("XGBImportanceSelector")
