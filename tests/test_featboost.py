@@ -206,3 +206,51 @@ def test_xgboost_evaluator(easy_problem):
     assert costs[record["features"]].sum() <= 2.0 + BUDGET_TOLERANCE
     with pytest.raises(ValueError, match="evaluator"):
         run(X, y, costs, [2.0], [0.0], evaluator="svm")
+
+
+def expected_vote_accuracy(models, fold, columns):
+    """Brute force of the k-NN rule: the rows tied at the k-th distance share the votes left
+    equally; a tie between classes goes to the lowest."""
+    train, test = models.folds[fold]
+    X_train, X_test = models.fold_columns[fold]
+    correct = 0
+    for i, row in enumerate(test):
+        distances = ((X_train[:, columns] - X_test[i, columns]) ** 2).sum(axis=1)
+        kth = np.sort(distances)[models.n_neighbors - 1]
+        closer, tied = distances < kth, distances == kth
+        votes = np.bincount(models.y[train][closer], minlength=models.n_classes).astype(float)
+        share = (models.n_neighbors - closer.sum()) / tied.sum()
+        votes += share * np.bincount(models.y[train][tied], minlength=models.n_classes)
+        correct += np.argmax(votes) == models.y[row]
+    return correct / test.size
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_knn_rows_tied_at_the_kth_distance_share_the_votes_left(n_classes):
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 3, size=(150, 4)).astype(float)  # few values: ties everywhere
+    y = rng.integers(0, n_classes, size=150)
+    models = small_models(X, y)
+    candidates = np.array([1, 2, 3])
+    for fold in range(len(models.folds)):
+        expected = [expected_vote_accuracy(models, fold, [0, j]) for j in candidates]
+        assert np.allclose(models._knn_accuracies(fold, [0], candidates), expected)
+
+
+def test_knn_accuracies_do_not_depend_on_the_order_of_the_rows():
+    rng = np.random.default_rng(6)
+    X = rng.integers(0, 3, size=(150, 4)).astype(float)
+    y = (X[:, 0] + rng.integers(0, 2, size=150) > 2).astype(int)
+    models = small_models(X, y)
+    shuffled = small_models(X, y)
+    # The same folds with the rows of every training fold in another order.
+    shuffled.folds = [(rng.permutation(train), test) for train, test in models.folds]
+    shuffled.fold_columns = [
+        shuffled._evaluated_columns(train, test) for train, test in shuffled.folds
+    ]
+    candidates = np.array([1, 2, 3])
+    for fold in range(len(models.folds)):
+        assert np.array_equal(
+            models._knn_accuracies(fold, [0], candidates),
+            shuffled._knn_accuracies(fold, [0], candidates),
+        )
