@@ -10,7 +10,8 @@ over the rounds and the ratio costfs / ranger of each round. Without Rscript and
 without the bench directory, it prints costfs's times with a note instead of ratios.
 
 Units:
-  refit    1000 trees on all features, OOB error and predictions for the 5000 test rows;
+  refit    1000 trees on all features, OOB error and predictions for the 5000 test rows
+           (ours: the numba trees, the refits' default, and the forest engine);
   fsunit   500 trees on the first 10 features, OOB error (the forward-selection unit);
   pfi      1000 trees with OOB permutation importance (ours: the numba engine, and the
            scikit-learn reference as a second row);
@@ -38,8 +39,9 @@ import numpy as np
 import yaml
 from benchmark_fs import median_seconds  # this script's directory comes first on sys.path
 
-from costfs.engine.forest import forest_errors, oob_errors, resolve_engine
+from costfs.engine.forest import oob_errors, resolve_engine
 from costfs.engine.importance import permutation_importance
+from costfs.engine.trees import refit_errors
 from costfs.methods import fs, load_method
 from costfs.methods.sts import base_ensemble
 
@@ -99,9 +101,12 @@ def our_units(data: dict) -> dict[str, list[tuple[str, object]]]:
     return {
         "refit": [
             (
-                f"1000-tree refit + predict 5000 rows ({engine})",
-                lambda: forest_errors(X, y, X_test, y_test, n_trees=1000, seed=1),
+                f"1000-tree refit + predict 5000 rows ({engine_name})",
+                lambda engine_name=engine_name: refit_errors(
+                    X, y, X_test, y_test, n_trees=1000, seed=1, engine=engine_name
+                ),
             )
+            for engine_name in ("numba", engine)
         ],
         "fsunit": [
             (

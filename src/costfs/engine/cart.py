@@ -307,10 +307,14 @@ def _grow_chunk(
     used,
     votes,
     importance,
+    test_columns,
+    test_votes,
 ):
-    """Trees first..last-1: each tree's split features, OOB votes and, if asked, per-feature
+    """Trees first..last-1: each tree's split features, OOB votes, votes on the test rows
+    (`test_columns`: their columns as rows; none if it has no rows) and, if asked, per-feature
     increase of its OOB error when the feature's OOB values are permuted."""
     n_rows = X.shape[0]
+    test_rows = np.empty(test_columns.shape[1], dtype=np.int64)
     nodes = new_nodes(n_rows)
     feature = nodes[0]
     for tree in range(first, last):
@@ -335,12 +339,43 @@ def _grow_chunk(
         for node in range(n_nodes):
             if feature[node] != LEAF:
                 used[tree, feature[node]] = True
+        if test_columns.shape[1]:
+            _vote_on(test_columns, nodes, n_nodes, test_rows, test_votes[tree])
         if with_importance:
             oob_rows = np.flatnonzero(counts == 0)
             if oob_rows.size:
                 _permutation_increases(
                     X, y, oob_rows, used[tree], votes[tree], nodes, importance[tree]
                 )
+
+
+@numba.njit(cache=True, nogil=True)
+def _vote_on(columns_major, nodes, n_nodes, rows, votes):
+    """The tree's vote on every row of `columns_major` (columns as rows). The rows go down
+    the tree together, each node partitioning its rows as growing did: a node reads one
+    column, which stays in cache, where routing row by row would read the rows' values
+    scattered over all columns."""
+    feature, threshold, left, right, label, missing_left = nodes
+    rows[:] = np.arange(rows.size)
+    stack_node = np.empty(n_nodes, dtype=np.int64)
+    stack_start = np.empty(n_nodes, dtype=np.int64)
+    stack_end = np.empty(n_nodes, dtype=np.int64)
+    stack_node[0], stack_start[0], stack_end[0] = 0, 0, rows.size
+    n_open = 1
+    while n_open:
+        n_open -= 1
+        node, start, end = stack_node[n_open], stack_start[n_open], stack_end[n_open]
+        if feature[node] == LEAF:
+            for i in range(start, end):
+                votes[rows[i]] = label[node]
+            continue
+        middle = _partition(
+            rows, start, end, columns_major, feature[node], threshold[node], missing_left[node]
+        )
+        stack_node[n_open], stack_start[n_open], stack_end[n_open] = left[node], start, middle
+        stack_node[n_open + 1], stack_start[n_open + 1] = right[node], middle
+        stack_end[n_open + 1] = end
+        n_open += 2
 
 
 @numba.njit(cache=True, nogil=True)
@@ -416,11 +451,19 @@ class TreeBatch:
     """What a batch of trees yields: per tree its split features, OOB votes and (if asked)
     per-feature permutation importance."""
 
-    def __init__(self, used: np.ndarray, votes: np.ndarray, importance: np.ndarray | None):
+    def __init__(
+        self,
+        used: np.ndarray,
+        votes: np.ndarray,
+        importance: np.ndarray | None,
+        test_votes: np.ndarray | None = None,
+    ):
         self.used = used
         """used[t, j]: tree t splits on feature j."""
         self.votes = votes
         """votes[t, r]: tree t's class vote on row r, IN_BAG where r is in its sample."""
+        self.test_votes = test_votes
+        """test_votes[t, r]: tree t's class vote on row r of the test rows (if given)."""
         self.importance = importance
         """importance[t, j]: increase of tree t's OOB error with feature j permuted."""
 
@@ -452,11 +495,13 @@ class TreeGrower:
         max_features: int | np.ndarray | None,
         max_depth: int | None,
         with_importance: bool = False,
+        X_test: np.ndarray | None = None,
         n_jobs: int = 1,
     ) -> TreeBatch:
         """One tree per seed; tree t sees `column_sets[t]` (all columns by default) and draws
         `max_features` candidates per node (one count for all trees or one per tree; all of
-        its columns for None)."""
+        its columns for None). With `X_test` (the columns of X), each tree's votes on its
+        rows too."""
         seeds = np.asarray(seeds, dtype=np.uint32)
         n_trees, (n_rows, n_features) = seeds.size, self.X.shape
         if column_sets is None:
@@ -480,6 +525,9 @@ class TreeGrower:
         used = np.zeros((n_trees, n_features), dtype=np.bool_)
         votes = np.full((n_trees, n_rows), IN_BAG, dtype=np.int8)
         importance = np.zeros((n_trees, n_features) if with_importance else (0, 0))
+        X_test = np.zeros((0, n_features)) if X_test is None else X_test
+        test_columns = np.ascontiguousarray(np.asarray(X_test, dtype=np.float64).T)
+        test_votes = np.empty((n_trees, X_test.shape[0]), dtype=np.int8)
         bounds = np.linspace(0, n_trees, max(1, n_jobs) * CHUNKS_PER_THREAD + 1).astype(int)
 
         def grow(chunk: int) -> None:
@@ -502,11 +550,18 @@ class TreeGrower:
                 used,
                 votes,
                 importance,
+                test_columns,
+                test_votes,
             )
 
         with ThreadPoolExecutor(max_workers=max(1, n_jobs)) as pool:
             list(pool.map(grow, range(bounds.size - 1)))
-        return TreeBatch(used, votes, importance if with_importance else None)
+        return TreeBatch(
+            used,
+            votes,
+            importance if with_importance else None,
+            test_votes if X_test.shape[0] else None,
+        )
 
 
 def grow_tree_batch(X: np.ndarray, y: np.ndarray, **batch) -> TreeBatch:

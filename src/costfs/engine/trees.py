@@ -15,6 +15,7 @@ generators: their trees differ one by one but follow the same distribution.
 tree seeds (common random numbers), growing a forest on where more trees are asked for.
 """
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -23,10 +24,24 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from costfs.core.seeds import derive_seed
-from costfs.engine.forest import IN_BAG, TREE_ENGINES, default_mtry
+from costfs.engine.forest import (
+    ENGINES,
+    IN_BAG,
+    TREE_ENGINES,
+    class_count,
+    default_mtry,
+    forest_errors,
+    majority_class,
+    resolve_engine,
+)
 
 if TYPE_CHECKING:
     from sklearn.tree import DecisionTreeClassifier
+
+REFIT_ENGINES = ("numba", *ENGINES)
+"""Engines of the evaluation's refits, preferred first: the numba trees are ranger's forest
+(majority vote) at about 0.3x ranger's time; the forest engines are the scikit-learn forest
+(probability vote)."""
 
 MAX_COMMON_TREES = np.iinfo(np.uint16).max
 """`CommonRandomForests` keeps vote counts as 16-bit integers: the memo of a run can hold tens of
@@ -246,3 +261,59 @@ class CommonRandomForests:
                 self.tallies[columns], self.sizes[columns] = tally, sizes[-1]
         errors = dict(zip(checkpoints, tally_errors(np.stack(tallies), self.y), strict=True))
         return [float(errors[request]) for request in requests]
+
+
+def resolve_refit_engine(preference: str = "auto") -> str:
+    """The engine of the refits: `auto` picks the numba trees, else the forest engine asked
+    for (`costfs.engine.forest.resolve_engine`)."""
+    return "numba" if preference in ("auto", "numba") else resolve_engine(preference)
+
+
+def refit_errors(
+    X: np.ndarray,
+    y: np.ndarray,
+    X_test: np.ndarray | None = None,
+    y_test: np.ndarray | None = None,
+    *,
+    n_trees: int,
+    seed: int,
+    n_jobs: int = 1,
+    engine: str = "auto",
+) -> tuple[float, float]:
+    """OOB error of a Random Forest on (X, y) and its test error (NaN without test data), on
+    `resolve_refit_engine(engine)`.
+
+    On the numba trees the forest is ranger's: mtry = floor(sqrt(p)), trees grown to purity on
+    bootstrap samples, majority vote. A row whose top vote is tied counts as the share of the
+    tied classes that are wrong, the expected error of ranger's random tie-break
+    (`tally_errors`). With no feature columns the model predicts the training majority class.
+    """
+    engine = resolve_refit_engine(engine)
+    if engine != "numba":
+        return forest_errors(
+            X, y, X_test, y_test, n_trees=n_trees, seed=seed, n_jobs=n_jobs, engine=engine
+        )
+    from costfs.engine.cart import grow_tree_batch, tally_runs
+
+    with_test = X_test is not None and y_test is not None
+    if X.shape[1] == 0:
+        label = majority_class(y)
+        test = float(np.mean(y_test != label)) if with_test else math.nan
+        return float(np.mean(y != label)), test
+    batch = grow_tree_batch(
+        X,
+        y,
+        seeds=tree_seeds(seed, n_trees),
+        column_sets=None,
+        max_features=default_mtry(X.shape[1]),
+        max_depth=None,
+        X_test=X_test if with_test else None,
+        n_jobs=n_jobs,
+    )
+    n_classes = max(class_count(y), class_count(y_test) if with_test else 2)
+    whole_forest = np.zeros(1, dtype=np.int64)
+    oob = float(tally_errors(tally_runs(batch.votes, whole_forest, n_classes), y)[0])
+    if batch.test_votes is None:  # no test data, or no test rows
+        return oob, math.nan
+    test = tally_errors(tally_runs(batch.test_votes, whole_forest, n_classes), y_test)[0]
+    return oob, float(test)

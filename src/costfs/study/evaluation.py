@@ -10,7 +10,7 @@ from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
 from costfs.core.progress import progress_bar
 from costfs.core.seeds import derive_seed
-from costfs.engine.forest import forest_errors
+from costfs.engine.trees import refit_errors
 from costfs.methods._bcr import BUDGET_TOLERANCE
 
 
@@ -62,7 +62,7 @@ def evaluate_feature_sets(
         for features in distinct:
             columns = list(features)
             started = time.perf_counter()
-            oob, test = forest_errors(
+            oob, test = refit_errors(
                 X[:, columns],
                 y,
                 None if X_test is None else X_test[:, columns],

@@ -9,7 +9,8 @@ import pandas as pd
 from costfs.cli import storage
 from costfs.cli.arguments import OUT, STUDY_SEED, THREADS, add_command
 from costfs.core.costs import FeatureCosts
-from costfs.engine.forest import engine_for_data, resolve_engine
+from costfs.engine.forest import engine_for_data
+from costfs.engine.trees import resolve_refit_engine
 from costfs.methods import load_method
 from costfs.study import evaluation
 
@@ -21,7 +22,7 @@ def evaluate(args) -> None:
     if any(len(paths) != len(args.reps) for paths in inputs):
         raise ValueError("--selections, --artifacts, --train and --test need one path per --reps")
     costs = FeatureCosts.from_arrays(storage.read_arrays(args.costs))
-    engine = resolve_engine(args.engine)
+    engine = resolve_refit_engine(args.engine)
     runs = [
         evaluate_run(args, rep, costs, engine, *paths)
         for rep, *paths in zip(args.reps, *inputs, strict=True)
