@@ -7,6 +7,9 @@ study's `results/findings/stage_costs.csv` (wall and CPU hours per rule x method
 Snakemake's benchmarks) to --out. Run it at two commits on one machine to compare them:
 
     .venv/bin/python scripts/benchmark_replicate.py --workdir /tmp/replicate --out before.csv
+    .venv/bin/python scripts/benchmark_replicate.py --compare before.csv after.csv
+
+`--compare` prints the job-hours per rule x method of both and their ratio, as Markdown.
 """
 
 import argparse
@@ -32,13 +35,47 @@ def replicate_config(source: Path) -> dict:
     return config
 
 
+def comparison(before: pd.DataFrame, after: pd.DataFrame) -> str:
+    """Job-hours per rule x method before and after, and after / before, as Markdown."""
+    keys = ["rule", "method"]
+    both = before.merge(after, on=keys, how="outer", suffixes=("_before", "_after")).fillna(0)
+    both = both.sort_values("wall_hours_before", ascending=False)
+    lines = [
+        "| rule | method | job-hours before | after | after / before | longest job (s) "
+        "before | after |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    rows = [*both.itertuples(), None]
+    for row in rows:
+        if row is None:
+            label = ("**all**", "")
+            hours = (both["wall_hours_before"].sum(), both["wall_hours_after"].sum())
+            longest = (both["max_job_seconds_before"].max(), both["max_job_seconds_after"].max())
+        else:
+            label = (row.rule, row.method)
+            hours = (row.wall_hours_before, row.wall_hours_after)
+            longest = (row.max_job_seconds_before, row.max_job_seconds_after)
+        ratio = f"{hours[1] / hours[0]:.2f}" if hours[0] else ""
+        lines.append(
+            f"| {label[0]} | {label[1]} | {hours[0]:.4f} | {hours[1]:.4f} | {ratio} | "
+            f"{longest[0]:.0f} | {longest[1]:.0f} |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workdir", type=Path, required=True)
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
+    parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--out", type=Path)
     parser.add_argument("--cores", default="2")
     parser.add_argument("--config", type=Path, default=REPO / "config" / "reproduction.yaml")
     args = parser.parse_args()
+    if args.compare:
+        print(comparison(*(pd.read_csv(path) for path in args.compare)))
+        return
+    if args.workdir is None or args.out is None:
+        parser.error("--workdir and --out are needed to run a replicate")
     if args.workdir.exists():
         shutil.rmtree(args.workdir)
     args.workdir.mkdir(parents=True)
