@@ -89,6 +89,14 @@ def class_count(y: np.ndarray) -> int:
     return max(2, int(np.max(y)) + 1)
 
 
+def majority_errors(y: np.ndarray, y_test: np.ndarray | None = None) -> tuple[float, float]:
+    """The errors of the model without features, which predicts the training majority class:
+    on the training rows (its OOB error) and on the test rows (NaN without them)."""
+    label = majority_class(y)
+    test = math.nan if y_test is None else float(np.mean(y_test != label))
+    return float(np.mean(y != label)), test
+
+
 def forest_errors(
     X: np.ndarray,
     y: np.ndarray,
@@ -107,9 +115,7 @@ def forest_errors(
     """
     with_test = X_test is not None and y_test is not None
     if X.shape[1] == 0:
-        label = majority_class(y)
-        test = float(np.mean(y_test != label)) if with_test else math.nan
-        return float(np.mean(y != label)), test
+        return majority_errors(y, y_test if with_test else None)
     model = random_forest(
         n_trees=n_trees, n_features=X.shape[1], seed=seed, n_jobs=n_jobs, engine=engine
     )

@@ -31,7 +31,7 @@ from costfs.engine.forest import (
     class_count,
     default_mtry,
     forest_errors,
-    majority_class,
+    majority_errors,
     resolve_engine,
 )
 
@@ -297,9 +297,7 @@ def refit_errors(
 
     with_test = X_test is not None and y_test is not None
     if X.shape[1] == 0:
-        label = majority_class(y)
-        test = float(np.mean(y_test != label)) if with_test else math.nan
-        return float(np.mean(y != label)), test
+        return majority_errors(y, y_test if with_test else None)
     batch = grow_tree_batch(
         X,
         y,
