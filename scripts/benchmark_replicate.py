@@ -26,9 +26,16 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 
 
-def replicate_config(source: Path) -> dict:
+def replicate_config(source: Path, settings=None, datasets=None) -> dict:
+    """One replicate of the study `source`, every method on every problem, or on the given
+    simulated `settings` and real `datasets` only (None: all of the config's)."""
     config = yaml.safe_load(source.read_text())
     config["n_rep"] = 1
+    if settings is not None:
+        config["simulation"]["settings"] = settings
+    if datasets is not None:
+        kept = config["real_data"]["datasets"]
+        config["real_data"]["datasets"] = {name: kept[name] for name in datasets}
     config["real_data"]["data_dir"] = str(REPO / "data")
     for settings in config["methods"].values():
         settings.pop("problems", None)
@@ -70,6 +77,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     parser.add_argument("--cores", default="2")
     parser.add_argument("--config", type=Path, default=REPO / "config" / "reproduction.yaml")
+    parser.add_argument("--settings", nargs="*", help="simulated settings to run (default: all)")
+    parser.add_argument("--datasets", nargs="*", help="real data sets to run (default: all)")
     args = parser.parse_args()
     if args.compare:
         print(comparison(*(pd.read_csv(path) for path in args.compare)))
@@ -80,7 +89,9 @@ def main() -> None:
         shutil.rmtree(args.workdir)
     args.workdir.mkdir(parents=True)
     config_file = args.workdir / "replicate.yaml"
-    config_file.write_text(yaml.safe_dump(replicate_config(args.config)))
+    config_file.write_text(
+        yaml.safe_dump(replicate_config(args.config, args.settings, args.datasets))
+    )
     started = time.perf_counter()
     subprocess.run(
         [
