@@ -197,7 +197,10 @@ def test_stage_costs_cover_every_computing_job(study):
             method: len(settings.get("problems", ALL_PROBLEMS)) * jobs_per_problem
             for method, settings in TINY["methods"].items()
         }
-    assert (costs["cpu_hours"] > 0).all()
+    assert (costs["wall_hours"] > 0).all()
+    # Snakemake samples a job's CPU time once a second: a faster job (a small filter's
+    # selection) has none, so only the total is sure to be positive.
+    assert costs["cpu_hours"].sum() > 0
 
 
 def test_nothing_left_to_do_after_a_run(study):
