@@ -151,7 +151,7 @@ def engine_for_data(engine: str, *matrices: np.ndarray) -> str:
 
 def _oob_error(X: np.ndarray, y: np.ndarray, n_trees: int, seed: int, engine: str) -> float:
     if X.shape[1] == 0:
-        return float(np.mean(y != majority_class(y)))
+        return majority_errors(y)[0]
     engine = engine_for_data(engine, X)
     if engine == "sklearn":
         return 1.0 - float(

@@ -25,7 +25,6 @@ from joblib import Parallel, delayed
 
 from costfs.core.seeds import derive_seed
 from costfs.engine.forest import (
-    ENGINES,
     IN_BAG,
     TREE_ENGINES,
     class_count,
@@ -37,11 +36,6 @@ from costfs.engine.forest import (
 
 if TYPE_CHECKING:
     from sklearn.tree import DecisionTreeClassifier
-
-REFIT_ENGINES = ("numba", *ENGINES)
-"""Engines of the evaluation's refits, preferred first: the numba trees are ranger's forest
-(majority vote) at about 0.3x ranger's time; the forest engines are the scikit-learn forest
-(probability vote)."""
 
 MAX_COMMON_TREES = np.iinfo(np.uint16).max
 """`CommonRandomForests` keeps vote counts as 16-bit integers: the memo of a run can hold tens of
