@@ -53,7 +53,8 @@ def _trailing_zeros(typingctx, bits):
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _goes_left(value, threshold, missing_left):
-    return value <= threshold or (missing_left and np.isnan(value))
+    # `|` and `&`, not `or` and `and`: a branch-free split in `_vote_on`.
+    return (value <= threshold) | (missing_left & np.isnan(value))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -315,6 +316,7 @@ def _grow_chunk(
     increase of its OOB error when the feature's OOB values are permuted."""
     n_rows = X.shape[0]
     test_rows = np.empty(test_columns.shape[1], dtype=np.int64)
+    test_scratch = np.empty_like(test_rows)
     nodes = new_nodes(n_rows)
     feature = nodes[0]
     for tree in range(first, last):
@@ -340,7 +342,7 @@ def _grow_chunk(
             if feature[node] != LEAF:
                 used[tree, feature[node]] = True
         if test_columns.shape[1]:
-            _vote_on(test_columns, nodes, n_nodes, test_rows, test_votes[tree])
+            _vote_on(test_columns, nodes, n_nodes, test_rows, test_scratch, test_votes[tree])
         if with_importance:
             oob_rows = np.flatnonzero(counts == 0)
             if oob_rows.size:
@@ -350,11 +352,13 @@ def _grow_chunk(
 
 
 @numba.njit(cache=True, nogil=True)
-def _vote_on(columns_major, nodes, n_nodes, rows, votes):
+def _vote_on(columns_major, nodes, n_nodes, rows, scratch, votes):
     """The tree's vote on every row of `columns_major` (columns as rows). The rows go down
-    the tree together, each node partitioning its rows as growing did: a node reads one
-    column, which stays in cache, where routing row by row would read the rows' values
-    scattered over all columns."""
+    the tree together, each node splitting its rows by one column, which stays in cache,
+    where routing row by row would read the rows' values scattered over all columns. The
+    split is stable and branch-free (each row is written to both sides, and only the side
+    it goes to advances), so a node's rows stay in ascending order and read its column
+    forwards; `scratch` (as long as `rows`) holds the right side while the left is packed."""
     feature, threshold, left, right, label, missing_left = nodes
     rows[:] = np.arange(rows.size)
     stack_node = np.empty(n_nodes, dtype=np.int64)
@@ -369,9 +373,19 @@ def _vote_on(columns_major, nodes, n_nodes, rows, votes):
             for i in range(start, end):
                 votes[rows[i]] = label[node]
             continue
-        middle = _partition(
-            rows, start, end, columns_major, feature[node], threshold[node], missing_left[node]
-        )
+        column = columns_major[feature[node]]
+        cut, nan_left = threshold[node], missing_left[node]
+        n_left, n_right = 0, 0
+        for i in range(start, end):
+            row = rows[i]
+            value = column[row]
+            goes_left = np.int64(_goes_left(value, cut, nan_left))
+            rows[start + n_left] = row
+            scratch[n_right] = row
+            n_left += goes_left
+            n_right += 1 - goes_left
+        middle = start + n_left
+        rows[middle:end] = scratch[:n_right]
         stack_node[n_open], stack_start[n_open], stack_end[n_open] = left[node], start, middle
         stack_node[n_open + 1], stack_start[n_open + 1] = right[node], middle
         stack_end[n_open + 1] = end
