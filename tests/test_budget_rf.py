@@ -341,6 +341,39 @@ def test_stored_forests_give_test_metrics(problem, hard_budget):
             assert row["ensemble_test_acquisition_cost"] == 0
 
 
+NODE_PARTS = ("feature", "threshold", "left", "right", "label")
+"""A stored forest's node arrays, in `GreedyTree`'s field order."""
+
+
+def test_stored_forests_vote_as_their_trees_route(problem):
+    """The compiled votes on test rows (`_forest_votes`) equal `GreedyTree.route` tree by tree,
+    with the same features acquired per row."""
+    X, y, costs = problem
+    arrays = run_method("budget_rf", X, y, costs, [1.0, 3.0], [0, 6], seed=5, n_trees_max=4)
+    arrays = arrays.artifacts
+    X_test = np.random.default_rng(1).normal(size=(300, X.shape[1]))
+    start, first = arrays["node_start"], np.cumsum([0, *arrays["n_trees"]])
+    for f in range(arrays["n_trees"].size):
+        expected_acquired = np.zeros(X_test.shape, dtype=bool)
+        expected_votes = np.zeros((X_test.shape[0], 2), dtype=np.int64)
+        for t in range(first[f], first[f + 1]):
+            nodes = slice(start[t], start[t + 1])
+            tree = budget_rf.GreedyTree(*(arrays[f"node_{part}"][nodes] for part in NODE_PARTS))
+            expected_votes[np.arange(X_test.shape[0]), tree.route(X_test, expected_acquired)] += 1
+        acquired = np.zeros(X_test.shape, dtype=bool)
+        votes = budget_rf._forest_votes(
+            X_test,
+            *(arrays[f"node_{part}"] for part in NODE_PARTS),
+            start,
+            first[f],
+            first[f + 1],
+            2,
+            acquired,
+        )
+        assert np.array_equal(votes, expected_votes)
+        assert np.array_equal(acquired, expected_acquired)
+
+
 def test_the_selector_takes_the_exponent_with_the_lowest_ensemble_oob_error(problem):
     X, y, costs = problem
     records = run_method("budget_rf", X, y, costs, [2.0], [2], seed=1, n_trees_max=4).records

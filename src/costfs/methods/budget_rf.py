@@ -634,27 +634,35 @@ def forests_to_arrays(
     }
 
 
-def trees_from_arrays(arrays: Mapping[str, np.ndarray]) -> dict[ForestKey, list[GreedyTree]]:
-    """The trees of each forest in the order they were added (inverse of `forests_to_arrays`)."""
-    start = arrays["node_start"]
-    trees = []
-    for t in range(start.size - 1):
-        nodes = slice(start[t], start[t + 1])
-        trees.append(
-            GreedyTree(
-                feature=arrays["node_feature"][nodes],
-                threshold=arrays["node_threshold"][nodes],
-                left=arrays["node_left"][nodes],
-                right=arrays["node_right"][nodes],
-                label=arrays["node_label"][nodes],
-            )
-        )
-    first = np.cumsum(np.concatenate([[0], arrays["n_trees"]]))
-    keys = zip(arrays["alpha"], arrays["cost_exponent"], arrays["budget"], strict=True)
-    return {
-        (float(alpha), float(exponent), float(budget)): trees[first[f] : first[f + 1]]
-        for f, (alpha, exponent, budget) in enumerate(keys)
-    }
+@numba.njit(cache=True, nogil=True)
+def _forest_votes(
+    X,
+    feature,
+    threshold,
+    left,
+    right,
+    label,
+    node_start,
+    first_tree,
+    last_tree,
+    n_classes,
+    acquired,
+):
+    """Class vote counts on the rows of X (rows x n_classes) of trees first_tree..last_tree-1
+    of a `forests_to_arrays` forest, as `GreedyTree.route` routes them; sets acquired[r, j]
+    for every feature j evaluated on row r's paths."""
+    votes = np.zeros((X.shape[0], n_classes), dtype=np.int64)
+    for tree in range(first_tree, last_tree):
+        root = node_start[tree]
+        for row in range(X.shape[0]):
+            node = root
+            while feature[node] != LEAF:
+                split = feature[node]
+                acquired[row, split] = True
+                child = left[node] if X[row, split] <= threshold[node] else right[node]
+                node = root + child
+            votes[row, label[node]] += 1
+    return votes
 
 
 def ensemble_test_metrics(
@@ -667,24 +675,36 @@ def ensemble_test_metrics(
 
     `forests` is the array dict `select` keeps (`forests_to_arrays`).
     """
-    X_test = np.asarray(X_test, dtype=float)
+    X_test = np.ascontiguousarray(X_test, dtype=float)
     y_test = np.asarray(y_test)
     costs = FeatureCosts.of(costs)
     tie_label = int(forests["tie_label"])
     # Wide enough for every label a leaf can predict.
     n_classes = max(tie_label, int(np.max(forests["node_label"], initial=0))) + 1
+    first = np.cumsum(np.concatenate([[0], forests["n_trees"]]))
+    keys = zip(forests["alpha"], forests["cost_exponent"], forests["budget"], strict=True)
     rows = []
-    for (alpha, exponent, budget), trees in trees_from_arrays(forests).items():
+    for f, (alpha, exponent, budget) in enumerate(keys):
         acquired = np.zeros(X_test.shape, dtype=bool)
-        class_votes = np.zeros((y_test.size, n_classes), dtype=np.int64)
-        for tree in trees:
-            class_votes[np.arange(y_test.size), tree.route(X_test, acquired)] += 1
+        class_votes = _forest_votes(
+            X_test,
+            forests["node_feature"],
+            forests["node_threshold"],
+            forests["node_left"],
+            forests["node_right"],
+            forests["node_label"],
+            forests["node_start"],
+            first[f],
+            first[f + 1],
+            n_classes,
+            acquired,
+        )
         predicted = winning_classes(class_votes, tie_label)
         rows.append(
             {
-                "value": alpha,
-                "cost_exponent": exponent,
-                "budget": budget,
+                "value": float(alpha),
+                "cost_exponent": float(exponent),
+                "budget": float(budget),
                 "ensemble_test_mmce": float(np.mean(predicted != y_test)),
                 "ensemble_test_acquisition_cost": float(costs.row_totals(acquired).mean()),
             }
