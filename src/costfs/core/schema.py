@@ -1,23 +1,36 @@
 """One-line explanations of JSON Schema errors, naming the key or parameter, its value and what
 is allowed: the study config and every method's parameters are checked against schemas."""
 
+import functools
 import math
+from typing import TYPE_CHECKING
 
-import jsonschema
-
-
-def _finite_number(checker, instance) -> bool:
-    return jsonschema.Draft202012Validator.TYPE_CHECKER.is_type(
-        instance, "number"
-    ) and math.isfinite(instance)
+if TYPE_CHECKING:
+    import jsonschema
 
 
-Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("number", _finite_number),
-)
-"""JSON Schema (draft 2020-12) in which a number is finite: NaN and infinity are no value of
-any parameter or config key, though Python and YAML (`.nan`) can write them."""
+@functools.cache
+def _finite_number_validator() -> type:
+    # Imported on first use: a stage job checks no schema, and jsonschema's import costs it
+    # about 0.05 s of its start.
+    import jsonschema
+
+    def finite_number(checker, instance) -> bool:
+        return jsonschema.Draft202012Validator.TYPE_CHECKER.is_type(
+            instance, "number"
+        ) and math.isfinite(instance)
+
+    return jsonschema.validators.extend(
+        jsonschema.Draft202012Validator,
+        type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("number", finite_number),
+    )
+
+
+def validator(schema: dict) -> "jsonschema.protocols.Validator":
+    """A validator of `schema`, JSON Schema (draft 2020-12) in which a number is finite: NaN
+    and infinity are no value of any parameter or config key, though Python and YAML (`.nan`)
+    can write them."""
+    return _finite_number_validator()(schema)
 
 
 def _key(path) -> str:
@@ -28,7 +41,7 @@ def _key(path) -> str:
 
 
 def explain_error(
-    error: jsonschema.ValidationError, prefix: str = "", noun: str = "config key"
+    error: "jsonschema.ValidationError", prefix: str = "", noun: str = "config key"
 ) -> str:
     """One line naming the `noun` (under `prefix`), the value and what is allowed."""
     path = [prefix, *error.absolute_path] if prefix else list(error.absolute_path)

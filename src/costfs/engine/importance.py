@@ -1,7 +1,6 @@
 """Cost-free feature scores: univariate AUC and OOB permutation importance."""
 
 import numpy as np
-from joblib import Parallel, delayed
 
 from costfs.engine.forest import (
     class_count,
@@ -126,6 +125,8 @@ def permutation_importance(
         seed=seed,
         n_jobs=n_jobs,
     )
+    from joblib import Parallel, delayed  # only scikit-learn's trees need it
+
     per_tree = Parallel(n_jobs=n_jobs, prefer="threads")(
         delayed(_tree_importance)(grown, X, y, np.random.default_rng([seed, index]))
         for index, grown in enumerate(trees)

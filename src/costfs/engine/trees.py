@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from joblib import Parallel, delayed
 
 from costfs.core.seeds import derive_seed
 from costfs.engine.forest import (
@@ -91,6 +90,8 @@ def grow_trees(
     `column_sets[i]` restricts tree i to those columns (stumps: one feature each); by default
     every tree sees all columns and draws `max_features` candidates per split.
     """
+    from joblib import Parallel, delayed  # only scikit-learn's trees need it
+
     X = np.ascontiguousarray(X, dtype=np.float32)
     all_columns = np.arange(X.shape[1])
     jobs = (

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 
 from costfs.core.errors import DataError
-from costfs.core.schema import Validator, explain_error
+from costfs.core.schema import explain_error, validator
 from costfs.engine.forest import (
     ENGINES,
     TREE_ENGINES,
@@ -441,7 +441,7 @@ class Method:
         may hold the hyperparameter's value too."""
         schemas = self.value_schemas()
         for name, value in values.items():
-            errors = list(Validator(schemas[name]).iter_errors(_plain(value)))
+            errors = list(validator(schemas[name]).iter_errors(_plain(value)))
             if errors:
                 raise DataError(f"{source}: {explain_error(errors[0], name, noun='parameter')}")
 
