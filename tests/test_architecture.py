@@ -78,3 +78,26 @@ def test_a_stage_job_of_a_method_starts_without_scikit_learn_or_scipy_stats(meth
         [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=120
     )
     assert loaded.stdout.strip() == "[]"
+
+
+PREPARING_WITH_TABLES = {"budget_rf", "featboost", "msb", "sts_features"}
+"""Methods whose module loads pandas or joblib itself (their tables of forests or models, their
+thread pools): their jobs take seconds to minutes, where the start matters little."""
+
+
+@pytest.mark.parametrize("method", sorted(set(method_names()) - PREPARING_WITH_TABLES))
+def test_a_preparation_or_selection_job_starts_without_pandas_jsonschema_or_joblib(method):
+    """Job start-up: pandas alone takes about 0.25 s to import, jsonschema and joblib about
+    0.05 s each; a preparation writes arrays only and a selection needs pandas only to write
+    its table, so neither pays them at its start."""
+    program = (
+        "import sys, costfs.cli as cli\n"
+        "cli.parser('prepare-method'), cli.parser('select-features')\n"
+        "from costfs.methods import load_method\n"
+        f"load_method({method!r})\n"
+        "print(sorted({'pandas', 'jsonschema', 'joblib'} & set(sys.modules)))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert loaded.stdout.strip() == "[]"

@@ -6,11 +6,14 @@ import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from costfs.core.errors import DataError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _write_atomically(path: str | Path, write: Callable[[Path], None]) -> None:
@@ -58,7 +61,7 @@ def read_arrays(path: str | Path) -> dict[str, np.ndarray]:
         raise _unreadable(path, error) from None
 
 
-def write_table(path: str | Path, table: pd.DataFrame) -> None:
+def write_table(path: str | Path, table: "pd.DataFrame") -> None:
     # No pandas index and a fixed writer: the same table gives the same bytes on every run.
     _write_atomically(
         path, lambda temporary: table.to_parquet(temporary, index=False, compression="zstd")
@@ -74,7 +77,9 @@ def write_figure(path: str | Path, figure, dpi: int = 150) -> None:
     _write_atomically(path, lambda temporary: figure.savefig(temporary, format="png", dpi=dpi))
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
+def read_table(path: str | Path) -> "pd.DataFrame":
+    import pandas as pd  # here: a job that reads arrays only needs no pandas
+
     try:
         return pd.read_parquet(path)
     except (OSError, ValueError) as error:

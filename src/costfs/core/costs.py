@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from costfs.core.errors import DataError
 
@@ -55,6 +54,8 @@ class FeatureCosts:
     ) -> "FeatureCosts":
         """Own costs with each feature's group label (None, NaN or "": no group) and the
         groups' shared costs; every group named must have a shared cost, a number >= 0."""
+        import pandas as pd  # here: the stage jobs that only read costs need no pandas
+
         labels = [None if pd.isna(g) or str(g) == "" else str(g) for g in feature_groups]
         costs_by_name = {str(name): cost for name, cost in dict(group_costs).items()}
         names = tuple(sorted(costs_by_name))

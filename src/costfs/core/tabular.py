@@ -11,10 +11,14 @@ own class, so a column of many rare levels (an identifier) does not look informa
 missing value is a level of its own; a level the training rows lack gets the overall shares.
 """
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from costfs.core.errors import DataError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def missing_as_lowest(X: np.ndarray) -> np.ndarray:
@@ -24,14 +28,18 @@ def missing_as_lowest(X: np.ndarray) -> np.ndarray:
     return np.where(missing, -np.inf, X) if missing.any() else X
 
 
-def is_categorical(values: pd.Series) -> bool:
+def is_categorical(values: "pd.Series") -> bool:
     """Strings, booleans or a pandas categorical: a column of levels, not of numbers."""
+    import pandas as pd  # here: a stage job that reads no table needs no pandas
+
     return not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values)
 
 
-def encode_table(frame: pd.DataFrame, source: str) -> tuple[np.ndarray, np.ndarray]:
+def encode_table(frame: "pd.DataFrame", source: str) -> tuple[np.ndarray, np.ndarray]:
     """The feature matrix of a table (NaN where a value is missing) and the positions of its
     categorical columns, which hold the index of each row's level in the sorted levels."""
+    import pandas as pd
+
     X = np.empty(frame.shape, dtype=float)
     categorical = []
     for position, column in enumerate(frame.columns):

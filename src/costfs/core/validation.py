@@ -1,11 +1,15 @@
 """Checks on user data and costs: every failure names the offending column, key or value."""
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
 from costfs.core.tabular import is_categorical
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def check_unique_names(names, source: str) -> None:
@@ -19,7 +23,7 @@ def check_unique_names(names, source: str) -> None:
         )
 
 
-def check_feature_frame(frame: pd.DataFrame, source: str) -> None:
+def check_feature_frame(frame: "pd.DataFrame", source: str) -> None:
     """Columns of numbers (missing values allowed, infinite ones not) or of levels
     (`costfs.core.tabular`), each with at least one value; raises naming the first bad
     column of `source`."""
@@ -101,6 +105,8 @@ def check_costs(
     Costs given as a mapping or a pandas Series keyed by feature name are put in the order of
     `feature_names`; every feature needs a cost and every key must be a feature.
     """
+    import pandas as pd  # here: the stage jobs that check no user input need no pandas
+
     if isinstance(costs, dict | pd.Series):
         costs = _costs_by_name(pd.Series(costs), feature_names, source)
     try:
@@ -121,7 +127,9 @@ def check_costs(
     return costs
 
 
-def _costs_by_name(costs: pd.Series, feature_names: np.ndarray | None, source: str) -> pd.Series:
+def _costs_by_name(
+    costs: "pd.Series", feature_names: np.ndarray | None, source: str
+) -> "pd.Series":
     if feature_names is None:
         raise DataError(
             f"{source}: costs keyed by feature name need X with column names (a DataFrame); "
@@ -151,6 +159,8 @@ def check_feature_groups(
     to its shared cost. Neither given: the plain costs."""
     if feature_groups is None and not group_costs:
         return FeatureCosts.ungrouped(own_costs)
+    import pandas as pd
+
     if feature_groups is None or group_costs is None:
         raise DataError(
             f"{source}: feature_groups and group_costs go together; got only "
