@@ -178,3 +178,51 @@ def test_loader_and_split_keep_missing_values_and_code_levels_from_training_rows
     assert test["X"][test["y"] == 1, 1].min() > test["X"][test["y"] == 0, 1].max()
     assert not np.isnan(train["X"][:, 1:]).any() and not np.isnan(test["X"][:, 1:]).any()
     assert np.isnan(test["X"][:, 0]).any()  # numeric missing values stay missing
+
+
+@pytest.mark.parametrize("method", ["pfi", "fs"])
+def test_a_block_of_replicates_selects_as_one_job_per_replicate(tmp_path, method):
+    """select-features over replicates 1-3 in one job writes, per replicate, the bytes that
+    a job of that replicate alone writes."""
+    X, y = sklearn.datasets.make_classification(n_samples=80, n_features=6, random_state=0)
+    costs = tmp_path / "costs.npz"
+    storage.write_arrays(costs, {"costs": np.linspace(0.2, 1.0, 6)})
+    common = ["--study-seed", "1", "--method", method, "--dataset", "toy"]
+    params = ["--params", json.dumps({"n_trees": 20}), "--budgets", "[1, 2]", "--grid", "[0, 1]"]
+    data, prepared = [], []
+    for rep in (1, 2, 3):
+        data.append(tmp_path / f"train{rep}.npz")
+        rows = np.random.default_rng(rep).choice(80, size=60, replace=False)
+        storage.write_arrays(data[-1], {"X": X[rows], "y": y[rows]})
+        if method == "pfi":
+            prepared.append(tmp_path / f"prepared{rep}.npz")
+            arguments = ["prepare-method", *common, "--rep", str(rep), "--data", str(data[-1])]
+            arguments += ["--params", json.dumps({"n_trees": 20}), "--out", str(prepared[-1])]
+            assert cli.main(arguments) == 0
+
+    def select(reps, out):
+        chosen = [rep - 1 for rep in reps]
+        arguments = ["select-features", *common, *params, "--costs", str(costs), "--out", out]
+        arguments += ["--reps", *map(str, reps), "--data", *(str(data[i]) for i in chosen)]
+        if prepared:
+            arguments += ["--prepared", *(str(prepared[i]) for i in chosen)]
+        assert cli.main(arguments) == 0
+
+    select([1, 2, 3], str(tmp_path / "block"))
+    for rep in (1, 2, 3):
+        select([rep], str(tmp_path / f"alone{rep}"))
+        for name in (f"rep~{rep}.parquet", f"rep~{rep}.artifacts.npz"):
+            assert (tmp_path / "block" / name).read_bytes() == (
+                tmp_path / f"alone{rep}" / name
+            ).read_bytes()
+    assert sorted(p.name for p in (tmp_path / "block").iterdir()) == [
+        f"rep~{rep}{suffix}" for rep in (1, 2, 3) for suffix in (".artifacts.npz", ".parquet")
+    ]
+
+
+def test_select_features_needs_one_data_file_per_replicate(tmp_path):
+    arguments = ["select-features", "--study-seed", "1", "--method", "auc", "--dataset", "toy"]
+    arguments += ["--reps", "1", "2", "--data", str(tmp_path / "only.npz")]
+    arguments += ["--costs", str(tmp_path / "c.npz"), "--budgets", "[1]", "--grid", "[0]"]
+    with pytest.raises(ValueError, match="one path per --reps"):
+        cli.main([*arguments, "--out", str(tmp_path / "out")])

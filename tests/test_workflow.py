@@ -190,8 +190,9 @@ def test_findings_compare_the_papers_entries_per_setting(study):
 def test_stage_costs_cover_every_computing_job(study):
     costs = pd.read_csv(study / "findings" / "stage_costs.csv")
     assert set(costs["rule"]) == {"prepare_method", "select_features", "evaluate_selection"}
-    # A selection job per (problem, replicate), an evaluation job per problem.
-    for rule, jobs_per_problem in (("select_features", TINY["n_rep"]), ("evaluate_selection", 1)):
+    # A selection job per problem (its 2 replicates in one block of up to 10), an evaluation
+    # job per problem.
+    for rule, jobs_per_problem in (("select_features", 1), ("evaluate_selection", 1)):
         jobs = costs[costs["rule"] == rule].set_index("method")["jobs"].to_dict()
         assert jobs == {
             method: len(settings.get("problems", ALL_PROBLEMS)) * jobs_per_problem
@@ -245,11 +246,12 @@ def jobs_after_editing(directory: Path, relative: str) -> dict[str, int]:
 def test_editing_one_method_reruns_only_that_method(study):
     directory = study.parent
     jobs = jobs_after_editing(directory, "src/costfs/methods/auc.py")
-    # auc's cost-free scores (3 data sets x 2 reps), its selections (5 problems x 2 reps) and
-    # evaluations (5 problems), then aggregation and figures; no data, no other method.
+    # auc's cost-free scores (3 data sets x 2 reps), its selections (5 problems, both reps in
+    # one job) and evaluations (5 problems), then aggregation and figures; no data, no other
+    # method.
     assert jobs == {
         "prepare_method": 6,
-        "select_features": 10,
+        "select_features": 5,
         "evaluate_selection": 5,
         "aggregate_results": 1,
         "tabulate_findings": 1,
@@ -403,13 +405,13 @@ def test_a_selection_parameter_reruns_selections_but_not_the_cost_free_work(stud
     finally:
         config_path.write_text(original)
     assert "prepare_method" not in jobs
-    assert jobs["select_features"] == 10  # sts on 5 problems x 2 reps
+    assert jobs["select_features"] == 5  # sts on 5 problems (2 reps a job)
 
 
 def test_editing_a_shared_module_reruns_its_users_but_not_the_data(study):
     jobs = jobs_after_editing(study.parent, "src/costfs/methods/_bcr.py")
     assert not any(rule.startswith(("simulate", "split", "load", "draw")) for rule in jobs)
-    assert jobs["select_features"] >= 20  # at least auc and pfi, which fill by the BCR
+    assert jobs["select_features"] >= 10  # at least auc and pfi, which fill by the BCR
 
 
 def test_a_run_killed_on_two_cores_resumes_on_one_to_identical_results(study, tmp_path):
@@ -500,10 +502,10 @@ def test_a_failing_job_leaves_no_output_and_a_readable_log(faulty_study):
 
 
 def test_the_rerun_after_a_fault_does_only_what_failed(faulty_study):
-    # relieff's cost-free prepare succeeded; its 2 selections (A's replicates) failed, and
-    # with them its evaluation of A
+    # relieff's cost-free prepare succeeded; its selection job (A's 2 replicates) failed, and
+    # with it its evaluation of A
     assert faulty_study["planned"] == {
-        "select_features": 2,
+        "select_features": 1,
         "evaluate_selection": 1,
         "aggregate_results": 1,
         "tabulate_findings": 1,

@@ -81,8 +81,9 @@ rule describe_problems:
 rule collect_schedules:
     input:
         lambda wildcards: [
-            f"results/selection/{wildcards.method}/{problem}/rep~{rep}.artifacts.npz"
-            for problem, rep in STUDY.runs(wildcards.method)
+            STUDY.selection_folder(wildcards.method, problem, block)
+            for problem in STUDY.method_problems(wildcards.method)
+            for block in STUDY.selection_blocks
         ],
     output:
         "results/schedules/{method}.parquet",
@@ -97,8 +98,13 @@ rule collect_schedules:
             wildcards.method,
             *(
                 argument
-                for (problem, rep), path in zip(STUDY.runs(wildcards.method), input, strict=True)
-                for argument in ("--schedule", problem, rep, path)
+                for problem, rep in STUDY.runs(wildcards.method)
+                for argument in (
+                    "--schedule",
+                    problem,
+                    rep,
+                    STUDY.selection_path(wildcards.method, problem, rep, ".artifacts.npz"),
+                )
             ),
             "--out",
             output[0],

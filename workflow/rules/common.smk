@@ -61,6 +61,7 @@ wildcard_constraints:
     data_type="independent|correlated",
     method=alternatives(STUDY.methods),
     rep=r"\d+",
+    block=r"\d+-\d+",
 
 
 @functools.cache
@@ -112,24 +113,27 @@ def cost_arguments(wildcards):
     return f"--dataset {sources['dataset']} --cost-range {low} {high}"
 
 
-def prepared_path(wildcards):
-    """The method's cost-free part for the run's data set and replicate, or None."""
+def prepared_paths(wildcards):
+    """The method's cost-free part for the data set of each replicate of the block (none for
+    a method without one)."""
     if not load_method(wildcards.method).has_preparation:
-        return None
+        return []
     dataset = PROBLEMS[wildcards.problem].dataset
-    return f"results/prepared/{wildcards.method}/{dataset}/rep~{wildcards.rep}.npz"
+    return [
+        f"results/prepared/{wildcards.method}/{dataset}/rep~{rep}.npz"
+        for rep in STUDY.block_reps(wildcards.block)
+    ]
 
 
 def selection_inputs(wildcards):
     dataset = PROBLEMS[wildcards.problem].dataset
-    inputs = {
-        "training_data": STUDY.training_path(dataset, wildcards.rep),
+    return {
+        "training_data": [
+            STUDY.training_path(dataset, rep) for rep in STUDY.block_reps(wildcards.block)
+        ],
         "costs": f"results/costs/{wildcards.problem}.npz",
+        "prepared": prepared_paths(wildcards),
     }
-    prepared = prepared_path(wildcards)
-    if prepared:
-        inputs["prepared"] = prepared
-    return inputs
 
 
 def problem_descriptions(wildcards):
@@ -156,23 +160,32 @@ def findings_inputs(wildcards):
 
 
 def evaluation_inputs(wildcards):
-    """Per replicate of the method's runs on the problem: its selection and the data."""
+    """The method's selection jobs on the problem (their folders), and per replicate its data."""
     dataset = PROBLEMS[wildcards.problem].dataset
-    selections = [
-        f"results/selection/{wildcards.method}/{wildcards.problem}/rep~{rep}" for rep in REPS
-    ]
     return {
-        "selections": [f"{selection}.parquet" for selection in selections],
-        "artifacts": [f"{selection}.artifacts.npz" for selection in selections],
+        "selections": [
+            STUDY.selection_folder(wildcards.method, wildcards.problem, block)
+            for block in STUDY.selection_blocks
+        ],
         "training_data": [STUDY.training_path(dataset, rep) for rep in REPS],
         "test_data": [STUDY.test_path(wildcards.problem, rep) for rep in REPS],
     }
 
 
 def evaluation_parameters(wildcards):
+    """The problem, and per replicate its selection and artifacts in the selection folders."""
     problem = PROBLEMS[wildcards.problem]
+    paths = {
+        suffix: " ".join(
+            STUDY.selection_path(wildcards.method, wildcards.problem, rep, suffix) for rep in REPS
+        )
+        for suffix in (".parquet", ".artifacts.npz")
+    }
     reps = " ".join(str(rep) for rep in REPS)
-    return f"--kind {problem.kind} --dataset {problem.dataset} --reps {reps}"
+    return (
+        f"--kind {problem.kind} --dataset {problem.dataset} --reps {reps}"
+        f" --selections {paths['.parquet']} --artifacts {paths['.artifacts.npz']}"
+    )
 
 
 def selection_arguments(wildcards):
@@ -182,6 +195,8 @@ def selection_arguments(wildcards):
     arguments = [
         "--dataset",
         problem.dataset,
+        "--reps",
+        *(str(rep) for rep in STUDY.block_reps(wildcards.block)),
         "--budgets",
         as_json(problem.budgets),
         "--grid",
@@ -189,9 +204,9 @@ def selection_arguments(wildcards):
         "--params",
         as_json(STUDY.method_parameters(wildcards.method, "select")),
     ]
-    prepared = prepared_path(wildcards)
+    prepared = prepared_paths(wildcards)
     if prepared:
-        arguments += ["--prepared", prepared]
+        arguments += ["--prepared", *prepared]
     return shlex.join(arguments)
 
 

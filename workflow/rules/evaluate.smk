@@ -19,7 +19,6 @@ rule evaluate_selection:
         code=lambda wildcards: stage_code("evaluate", wildcards.method),
     shell:
         "costfs evaluate --study-seed {params.seed} --method {wildcards.method}"
-        " --problem {wildcards.problem} {params.problem} --selections {input.selections}"
-        " --artifacts {input.artifacts} --train {input.training_data}"
+        " --problem {wildcards.problem} {params.problem} --train {input.training_data}"
         " --test {input.test_data} --costs {input.costs} --n-trees {params.n_trees}"
         " --engine {params.engine} --threads {threads} --out {output} 2> {log}"

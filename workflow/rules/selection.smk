@@ -27,24 +27,24 @@ rule select_features:
     input:
         unpack(selection_inputs),
     output:
-        selection="results/selection/{method}/{problem}/rep~{rep}.parquet",
-        artifacts="results/selection/{method}/{problem}/rep~{rep}.artifacts.npz",
+        # One job per block of replicates (config: selection_replicates_per_job), one
+        # selection and its artifacts per replicate: rep~<r>.parquet, rep~<r>.artifacts.npz.
+        directory("results/selection/{method}/{problem}/reps~{block}"),
     log:
-        "logs/select_features/{method}/{problem}/rep~{rep}.log",
+        "logs/select_features/{method}/{problem}/reps~{block}.log",
     benchmark:
-        "benchmarks/select_features/{method}/{problem}/rep~{rep}.tsv"
+        "benchmarks/select_features/{method}/{problem}/reps~{block}.tsv"
     conda:
         CONDA_ENV
     threads: selection_threads
     params:
         seed=config["seed"],
         # One param for all that depends on the run (fewer functions for Snakemake to call
-        # per job: a paper-scale study plans 15,400 of these jobs).
+        # per job: a paper-scale study plans 1,540 of these jobs).
         run=selection_arguments,
         engine=config["engine"],
         code=lambda wildcards: stage_code("selection", wildcards.method),
     shell:
         "costfs select-features --study-seed {params.seed} --method {wildcards.method}"
-        " --rep {wildcards.rep} --data {input.training_data} --costs {input.costs}"
-        " {params.run} --engine {params.engine} --threads {threads}"
-        " --out {output.selection} --out-artifacts {output.artifacts} 2> {log}"
+        " --data {input.training_data} --costs {input.costs} {params.run}"
+        " --engine {params.engine} --threads {threads} --out {output} 2> {log}"

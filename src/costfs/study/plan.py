@@ -38,6 +38,17 @@ class Study:
         self.real = config["real_data"]
         self.methods = list(config["methods"])
         self.reps = list(range(1, config["n_rep"] + 1))
+        # One select_features job per block of replicates: one start for the block, one job
+        # to plan, and a block still fits a cluster job's time.
+        size = config["selection_replicates_per_job"]
+        blocks = [self.reps[start : start + size] for start in range(0, len(self.reps), size)]
+        self.selection_blocks = [f"{reps[0]}-{reps[-1]}" for reps in blocks]
+        """The replicates of each selection job, as `first-last`."""
+        self.block_of = {
+            rep: name
+            for name, reps in zip(self.selection_blocks, blocks, strict=True)
+            for rep in reps
+        }
         self.problems: dict[str, Problem] = {
             setting: Problem(
                 setting,
@@ -194,6 +205,21 @@ class Study:
         """(problem, rep) of every run of `method`."""
         return [(problem, rep) for problem in self.method_problems(method) for rep in self.reps]
 
+    def block_reps(self, block: str) -> list[int]:
+        """The replicates of a selection block `first-last` (`selection_blocks`)."""
+        first, last = (int(rep) for rep in block.split("-"))
+        return [rep for rep in self.reps if first <= rep <= last]
+
+    def selection_path(self, method: str, problem: str, rep: int, suffix: str = ".parquet") -> str:
+        """A run's selection (`.parquet`) or its artifacts (`.artifacts.npz`), in the folder of
+        its selection job (`selection_folder`)."""
+        folder = self.selection_folder(method, problem, self.block_of[rep])
+        return f"{folder}/rep~{rep}{suffix}"
+
+    @staticmethod
+    def selection_folder(method: str, problem: str, block: str) -> str:
+        return f"results/selection/{method}/{problem}/reps~{block}"
+
     def method_grid(self, method: str) -> list:
         """The values of the method's hyperparameter: its `<name>_grid` if the config gives
         one, else the study's `xi_grid` for xi and the declared default grid for any other;
@@ -247,9 +273,10 @@ class Study:
                 for method, dataset, rep in self.prepared_runs()
             ]
             + [
-                f"benchmarks/select_features/{method}/{problem}/rep~{rep}.tsv"
+                f"benchmarks/select_features/{method}/{problem}/reps~{block}.tsv"
                 for method in self.methods
-                for problem, rep in self.runs(method)
+                for problem in self.method_problems(method)
+                for block in self.selection_blocks
             ]
             + [
                 f"benchmarks/evaluate_selection/{method}/{problem}.tsv"

@@ -1,10 +1,12 @@
-"""A method's cost-free preparation (per data set) and its selections (per run)."""
+"""A method's cost-free preparation (per data set and replicate) and its selections (per problem
+and block of replicates)."""
 
 import logging
 import time
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from costfs.cli import storage
 from costfs.cli.arguments import OUT, STUDY_SEED, THREADS, add_command, json_value
@@ -12,6 +14,9 @@ from costfs.core.costs import FeatureCosts
 from costfs.core.seeds import derive_seed
 from costfs.engine.forest import engine_for_data
 from costfs.methods import load_method
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger("costfs")
 
@@ -41,10 +46,12 @@ def prepare(args) -> None:
     )
 
 
-def selection_table(method, selection, engine: str) -> pd.DataFrame:
+def selection_table(method, selection, engine: str) -> "pd.DataFrame":
     """The records of a selection as a table: `hyperparameter` (its name, "" without one),
     `value` (a float), `budget`, `features` (int32 lists), method-specific columns and
     `selection_engine`."""
+    import pandas as pd  # here: prepare-method writes arrays only and needs no pandas
+
     table = pd.DataFrame(selection.records)
     table["value"] = table["value"].astype(float)
     table["features"] = [np.asarray(f, dtype=np.int32).tolist() for f in table["features"]]
@@ -55,11 +62,22 @@ def selection_table(method, selection, engine: str) -> pd.DataFrame:
 
 
 def select(args) -> None:
+    """The selections of one method on one problem in a block of replicates: per replicate,
+    `rep~<r>.parquet` and `rep~<r>.artifacts.npz` in the folder `--out` (one job pays one
+    start for all of them)."""
+    prepared_paths = args.prepared or [None] * len(args.reps)
+    if len(args.data) != len(args.reps) or len(prepared_paths) != len(args.reps):
+        raise ValueError("--data and --prepared (if given) need one path per --reps")
     method = load_method(args.method)
-    data = storage.read_arrays(args.data)
-    method.check_target(data["y"], f"data set {args.dataset}")
     costs = FeatureCosts.from_arrays(storage.read_arrays(args.costs))
-    prepared = storage.read_arrays(args.prepared) if args.prepared else None
+    for rep, data_path, prepared_path in zip(args.reps, args.data, prepared_paths, strict=True):
+        select_run(args, method, costs, rep, data_path, prepared_path)
+
+
+def select_run(args, method, costs, rep, data_path, prepared_path) -> None:
+    data = storage.read_arrays(data_path)
+    method.check_target(data["y"], f"data set {args.dataset}")
+    prepared = storage.read_arrays(prepared_path) if prepared_path else None
     engine = engine_for_data(method.engine_for(args.engine, values=args.params), data["X"])
     started = time.perf_counter()
     selection = method.select(
@@ -69,16 +87,17 @@ def select(args) -> None:
         args.budgets,
         args.grid,
         prepared=prepared,
-        seed=derive_seed(args.study_seed, "select", args.method, args.dataset, args.rep),
+        seed=derive_seed(args.study_seed, "select", args.method, args.dataset, rep),
         n_jobs=args.threads,
         engine=engine,
         **method.stage_parameters(args.params, "select"),
     )
-    storage.write_arrays(args.out_artifacts, selection.artifacts)
+    storage.write_arrays(Path(args.out) / f"rep~{rep}.artifacts.npz", selection.artifacts)
     table = selection_table(method, selection, engine)
-    storage.write_table(args.out, table)
+    storage.write_table(Path(args.out) / f"rep~{rep}.parquet", table)
     log.info(
-        "selected %d (%s, budget) sets with %s in %.2f s",
+        "replicate %d: selected %d (%s, budget) sets with %s in %.2f s",
+        rep,
         len(table),
         table["hyperparameter"].iloc[0] or "no hyperparameter",
         args.method,
@@ -94,19 +113,26 @@ def register(commands) -> None:
         (["--engine"], {"default": "auto"}),
         (["--method"], {"required": True}),
         (["--dataset"], {"required": True}),
+    ]
+    add_command(
+        commands,
+        "prepare-method",
+        prepare,
+        OUT,
+        *run,
         (["--rep"], {"type": int, "required": True}),
         (["--data"], {"required": True}),
-    ]
-    add_command(commands, "prepare-method", prepare, OUT, *run)
+    )
     add_command(
         commands,
         "select-features",
         select,
-        OUT,
+        (["--out"], {"required": True, "help": "the folder of the block's selections"}),
         *run,
+        (["--reps"], {"type": int, "nargs": "+", "required": True}),
+        (["--data"], {"nargs": "+", "required": True}),
+        (["--prepared"], {"nargs": "+"}),
         (["--costs"], {"required": True}),
-        (["--prepared"], {}),
         (["--budgets"], {"type": json_value, "required": True}),
         (["--grid"], {"type": json_value, "required": True}),
-        (["--out-artifacts"], {"required": True}),
     )
