@@ -1,0 +1,77 @@
+"""What a stage job pays before it computes: the imports of `costfs <command>` and its method.
+
+For each stage command (and, for the method stages, each method) it runs a fresh Python
+`--repeats` times under `python -X importtime`, importing what that job imports before its
+work: the command's parser (`costfs.cli.parser`, which imports only the command's module) and
+the method's module. It prints the median total import time per command and method as
+Markdown, with the heaviest packages. A selection or evaluation job imports pandas when it
+writes or reads its table; the table says where pandas is part of the start.
+
+    .venv/bin/python scripts/benchmark_startup.py --repeats 7
+"""
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+
+from costfs.methods import method_names
+
+STAGES = {
+    "simulate-data": None,
+    "split-data": None,
+    "draw-costs": None,
+    "prepare-method": "methods",
+    "select-features": "methods",
+    "evaluate": "methods",
+    "aggregate": None,
+}
+PACKAGES = ("pandas", "numpy", "numba", "sklearn", "scipy", "xgboost", "jsonschema", "joblib")
+LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)")
+
+
+def imports(command: str, method: str | None) -> tuple[float, dict[str, float]]:
+    """Total import seconds of one fresh start, and the cumulative seconds of each top-level
+    package of PACKAGES it imported."""
+    program = f"import costfs.cli as cli\ncli.parser({command!r})\n"
+    if method:
+        program += f"from costfs.methods import load_method\nload_method({method!r})\n"
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", program],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    total, packages = 0.0, {}
+    for match in LINE.finditer(run.stderr):
+        own, cumulative, indent, name = match.groups()
+        total += int(own) / 1e6
+        if name in PACKAGES:
+            packages[name] = packages.get(name, 0.0) + int(cumulative) / 1e6
+    return total, packages
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    print("| command | method | imports (s, median) | heaviest packages (s) |")
+    print("|---|---|---|---|")
+    for command, per_method in STAGES.items():
+        for method in method_names() if per_method else [None]:
+            runs = [imports(command, method) for _ in range(args.repeats)]
+            median = statistics.median(total for total, _ in runs)
+            packages = {
+                name: statistics.median(run[1].get(name, 0.0) for run in runs) for name in PACKAGES
+            }
+            heavy = ", ".join(
+                f"{name} {seconds:.2f}"
+                for name, seconds in sorted(packages.items(), key=lambda item: -item[1])
+                if seconds >= 0.01
+            )
+            print(f"| {command} | {method or ''} | {median:.3f} | {heavy} |")
+
+
+if __name__ == "__main__":
+    main()
