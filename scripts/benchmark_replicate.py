@@ -26,9 +26,10 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 
 
-def replicate_config(source: Path, settings=None, datasets=None) -> dict:
+def replicate_config(source: Path, settings=None, datasets=None, cost_vectors=None) -> dict:
     """One replicate of the study `source`, every method on every problem, or on the given
-    simulated `settings` and real `datasets` only (None: all of the config's)."""
+    simulated `settings` and real `datasets` only (None: all of the config's), with at most
+    `cost_vectors` cost vectors per real data set (None: the config's)."""
     config = yaml.safe_load(source.read_text())
     config["n_rep"] = 1
     if settings is not None:
@@ -36,6 +37,10 @@ def replicate_config(source: Path, settings=None, datasets=None) -> dict:
     if datasets is not None:
         kept = config["real_data"]["datasets"]
         config["real_data"]["datasets"] = {name: kept[name] for name in datasets}
+    if cost_vectors is not None:
+        for dataset in config["real_data"]["datasets"].values():
+            if dataset.get("n_cost_vectors", 1) > cost_vectors:
+                dataset["n_cost_vectors"] = cost_vectors
     config["real_data"]["data_dir"] = str(REPO / "data")
     for settings in config["methods"].values():
         settings.pop("problems", None)
@@ -70,6 +75,35 @@ def comparison(before: pd.DataFrame, after: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+PER_PROBLEM_RULES = ("select_features", "evaluate_selection")
+"""The rules whose jobs are per problem (a preparation is per data set, shared by its
+problems)."""
+
+
+def projection(measured: list[Path], repeats: dict[str, int]) -> pd.DataFrame:
+    """Job-hours per replicate by rule and method: the sum of the `measured` stage-cost tables
+    (one replicate of some problems each), plus, for a table named in `repeats` (by file
+    stem), its per-problem rules that many more times (problems measured by a stand-in, e.g.
+    setting B by A: the same data, other costs)."""
+    tables = []
+    for path in measured:
+        table = pd.read_csv(path)
+        tables.append(table)
+        extra = table[table["rule"].isin(PER_PROBLEM_RULES)]
+        tables += [extra] * repeats.get(path.stem, 0)
+    every = pd.concat(tables, ignore_index=True)
+    return (
+        every.groupby(["rule", "method"], as_index=False)
+        .agg(
+            jobs=("jobs", "sum"),
+            wall_hours=("wall_hours", "sum"),
+            cpu_hours=("cpu_hours", "sum"),
+            max_job_seconds=("max_job_seconds", "max"),
+        )
+        .sort_values("wall_hours", ascending=False)
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
@@ -79,9 +113,35 @@ def main() -> None:
     parser.add_argument("--config", type=Path, default=REPO / "config" / "reproduction.yaml")
     parser.add_argument("--settings", nargs="*", help="simulated settings to run (default: all)")
     parser.add_argument("--datasets", nargs="*", help="real data sets to run (default: all)")
+    parser.add_argument(
+        "--cost-vectors", type=int, help="at most this many cost vectors per real data set"
+    )
+    parser.add_argument(
+        "--project",
+        nargs="+",
+        type=Path,
+        metavar="TABLE",
+        help="sum these stage-cost tables (--out of runs on some problems) per rule x method",
+    )
+    parser.add_argument(
+        "--repeat",
+        nargs="*",
+        default=[],
+        metavar="STEM=N",
+        help="with --project: add the selections and evaluations of table STEM N more times",
+    )
     args = parser.parse_args()
     if args.compare:
         print(comparison(*(pd.read_csv(path) for path in args.compare)))
+        return
+    if args.project:
+        repeats = {stem: int(n) for stem, n in (item.split("=") for item in args.repeat)}
+        table = projection(args.project, repeats)
+        print(table.to_markdown(index=False, floatfmt=".4f"))
+        print(
+            f"\nper replicate: {table['wall_hours'].sum():.3f} job-hours, "
+            f"{table['cpu_hours'].sum():.3f} CPU-hours, {int(table['jobs'].sum())} jobs"
+        )
         return
     if args.workdir is None or args.out is None:
         parser.error("--workdir and --out are needed to run a replicate")
@@ -90,7 +150,9 @@ def main() -> None:
     args.workdir.mkdir(parents=True)
     config_file = args.workdir / "replicate.yaml"
     config_file.write_text(
-        yaml.safe_dump(replicate_config(args.config, args.settings, args.datasets))
+        yaml.safe_dump(
+            replicate_config(args.config, args.settings, args.datasets, args.cost_vectors)
+        )
     )
     started = time.perf_counter()
     subprocess.run(

@@ -2,6 +2,7 @@
 no modules of a wing import each other in a circle: import-linter's contracts in
 pyproject.toml, checked on the package and on copies with a planted violation."""
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -59,6 +60,20 @@ def test_a_planted_circle_or_upward_import_fails_the_check(tmp_path, module, lin
     assert "1 kept, 1 broken" in result.stdout and broken in result.stdout
 
 
+def loaded_at_start(imports: str, method: str, modules: set[str]) -> set[str]:
+    """Which of `modules` a fresh Python has loaded after `imports` and the method's module."""
+    program = (
+        f"import sys\n{imports}\n"
+        "from costfs.methods import load_method\n"
+        f"load_method({method!r})\n"
+        f"print(sorted({sorted(modules)!r} & sys.modules.keys()))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=120
+    )
+    return set(ast.literal_eval(loaded.stdout.strip()))
+
+
 SELECTING_WITH_SCIKIT_LEARN = {"featboost", "msb"}
 """Methods whose selection fits scikit-learn models (folds and k-NN scaling, L1 paths)."""
 
@@ -68,16 +83,8 @@ def test_a_stage_job_of_a_method_starts_without_scikit_learn_or_scipy_stats(meth
     """Job start-up: scikit-learn and scipy.stats take about a second to import, which every
     job of a study would pay; the stage modules and the method's module leave them to the
     code that uses them (a selector, scikit-learn's forests, AUC ranks)."""
-    program = (
-        "import sys, costfs.cli.stages.selection, costfs.cli.stages.evaluate\n"
-        "from costfs.methods import load_method\n"
-        f"load_method({method!r})\n"
-        "print(sorted({'sklearn', 'scipy.stats'} & set(sys.modules)))\n"
-    )
-    loaded = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert loaded.stdout.strip() == "[]"
+    stages = "import costfs.cli.stages.selection, costfs.cli.stages.evaluate"
+    assert not loaded_at_start(stages, method, {"sklearn", "scipy.stats"})
 
 
 PREPARING_WITH_TABLES = {"budget_rf", "featboost", "msb", "sts_features"}
@@ -90,14 +97,7 @@ def test_a_preparation_or_selection_job_starts_without_pandas_jsonschema_or_jobl
     """Job start-up: pandas alone takes about 0.25 s to import, jsonschema and joblib about
     0.05 s each; a preparation writes arrays only and a selection needs pandas only to write
     its table, so neither pays them at its start."""
-    program = (
-        "import sys, costfs.cli as cli\n"
-        "cli.parser('prepare-method'), cli.parser('select-features')\n"
-        "from costfs.methods import load_method\n"
-        f"load_method({method!r})\n"
-        "print(sorted({'pandas', 'jsonschema', 'joblib'} & set(sys.modules)))\n"
+    parsers = (
+        "import costfs.cli as cli; cli.parser('prepare-method'), cli.parser('select-features')"
     )
-    loaded = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert loaded.stdout.strip() == "[]"
+    assert not loaded_at_start(parsers, method, {"pandas", "jsonschema", "joblib"})
