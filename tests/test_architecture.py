@@ -74,8 +74,8 @@ def loaded_at_start(imports: str, method: str, modules: set[str]) -> set[str]:
     return set(ast.literal_eval(loaded.stdout.strip()))
 
 
-SELECTING_WITH_SCIKIT_LEARN = {"featboost", "msb"}
-"""Methods whose selection fits scikit-learn models (folds and k-NN scaling, L1 paths)."""
+SELECTING_WITH_SCIKIT_LEARN = {"msb"}
+"""Methods whose module loads scikit-learn (msB: its L1 paths, in preparation and selection)."""
 
 
 @pytest.mark.parametrize("method", sorted(set(method_names()) - SELECTING_WITH_SCIKIT_LEARN))

@@ -61,9 +61,6 @@ from dataclasses import dataclass, replace
 
 import numba
 import numpy as np
-from scipy.special import logsumexp
-from sklearn.model_selection import StratifiedKFold
-from sklearn.preprocessing import StandardScaler
 
 from costfs.core.costs import FeatureCosts
 from costfs.core.seeds import derive_seed
@@ -200,6 +197,10 @@ class FeatBoostModels:
                 f"featboost: n_folds={n_folds} stratified folds need at least {n_folds} rows of "
                 f"each class, but a class has only {smallest_class}; lower n_folds or add rows"
             )
+        # Imported here: the preparation (H1's ranking) and the evaluation's jobs need no
+        # scikit-learn, whose import takes about 0.9 s of a job's start.
+        from sklearn.model_selection import StratifiedKFold
+
         splitter = StratifiedKFold(
             int(n_folds), shuffle=True, random_state=derive_seed(seed, "folds")
         )
@@ -217,6 +218,8 @@ class FeatBoostModels:
         fold (distances would otherwise be ruled by the widest column); trees need no scaling."""
         if self.evaluator != "knn":
             return self.X[train], self.X[test]
+        from sklearn.preprocessing import StandardScaler
+
         scaler = StandardScaler().fit(self.X[train])
         # A missing value becomes the training fold's mean: k-NN has no rule of its own for it.
         return tuple(
@@ -308,6 +311,8 @@ class FeatBoostModels:
                 loss = np.logaddexp(0.0, -signed_margin)
             else:
                 # Softmax cross-entropy over the K class margins.
+                from scipy.special import logsumexp
+
                 true_margin = margin[np.arange(self.n_rows), self.y]
                 loss = logsumexp(margin, axis=1) - true_margin
             # Floored so that the next iteration's ratio never divides by zero.
