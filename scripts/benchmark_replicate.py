@@ -23,6 +23,8 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from costfs.methods import load_method
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -92,16 +94,31 @@ def projection(measured: list[Path], repeats: dict[str, int]) -> pd.DataFrame:
         extra = table[table["rule"].isin(PER_PROBLEM_RULES)]
         tables += [extra] * repeats.get(path.stem, 0)
     every = pd.concat(tables, ignore_index=True)
-    return (
-        every.groupby(["rule", "method"], as_index=False)
-        .agg(
-            jobs=("jobs", "sum"),
-            wall_hours=("wall_hours", "sum"),
-            cpu_hours=("cpu_hours", "sum"),
-            max_job_seconds=("max_job_seconds", "max"),
-        )
-        .sort_values("wall_hours", ascending=False)
+    table = every.groupby(["rule", "method"], as_index=False).agg(
+        jobs=("jobs", "sum"),
+        wall_hours=("wall_hours", "sum"),
+        cpu_hours=("cpu_hours", "sum"),
+        max_job_seconds=("max_job_seconds", "max"),
     )
+    # The cores a job holds: the workflow gives a parallel method's selection two threads.
+    threads = [
+        2 if rule == "select_features" and load_method(method).parallel_selection else 1
+        for rule, method in zip(table["rule"], table["method"], strict=True)
+    ]
+    table["core_hours"] = table["wall_hours"] * threads
+    return table.sort_values("wall_hours", ascending=False)
+
+
+def elapsed_hours(table: pd.DataFrame, n_rep: int, cores: int, block: int) -> float:
+    """Elapsed hours of `n_rep` replicates on `cores` cores at best: the core-hours spread
+    evenly, but never less than the longest job (a selection job selects `block` replicates,
+    an evaluation job all of them, at their longest replicate's time)."""
+    per_rep = table["max_job_seconds"] / 3600
+    longest = max(
+        (per_rep[table["rule"] == "select_features"] * min(block, n_rep)).max(),
+        (per_rep[table["rule"] == "evaluate_selection"] * n_rep).max(),
+    )
+    return max(table["core_hours"].sum() * n_rep / cores, longest)
 
 
 def main() -> None:
@@ -124,6 +141,9 @@ def main() -> None:
         help="sum these stage-cost tables (--out of runs on some problems) per rule x method",
     )
     parser.add_argument(
+        "--block", type=int, default=10, help="with --project: replicates per selection job"
+    )
+    parser.add_argument(
         "--repeat",
         nargs="*",
         default=[],
@@ -140,8 +160,14 @@ def main() -> None:
         print(table.to_markdown(index=False, floatfmt=".4f"))
         print(
             f"\nper replicate: {table['wall_hours'].sum():.3f} job-hours, "
-            f"{table['cpu_hours'].sum():.3f} CPU-hours, {int(table['jobs'].sum())} jobs"
+            f"{table['core_hours'].sum():.3f} core-hours, {table['cpu_hours'].sum():.3f} "
+            f"CPU-hours, {int(table['jobs'].sum())} jobs"
         )
+        n_rep = yaml.safe_load(args.config.read_text())["n_rep"]
+        print(f"{n_rep} replicates: {table['wall_hours'].sum() * n_rep:.0f} job-hours")
+        for cores in (16, 128):
+            hours = elapsed_hours(table, n_rep, cores, args.block)
+            print(f"on {cores} cores: at least {hours:.1f} h elapsed")
         return
     if args.workdir is None or args.out is None:
         parser.error("--workdir and --out are needed to run a replicate")
