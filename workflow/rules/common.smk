@@ -121,7 +121,7 @@ def prepared_paths(wildcards):
     dataset = PROBLEMS[wildcards.problem].dataset
     return [
         f"results/prepared/{wildcards.method}/{dataset}/rep~{rep}.npz"
-        for rep in STUDY.block_reps(wildcards.block)
+        for rep in STUDY.selection_blocks[wildcards.block]
     ]
 
 
@@ -129,7 +129,7 @@ def selection_inputs(wildcards):
     dataset = PROBLEMS[wildcards.problem].dataset
     return {
         "training_data": [
-            STUDY.training_path(dataset, rep) for rep in STUDY.block_reps(wildcards.block)
+            STUDY.training_path(dataset, rep) for rep in STUDY.selection_blocks[wildcards.block]
         ],
         "costs": f"results/costs/{wildcards.problem}.npz",
         "prepared": prepared_paths(wildcards),
@@ -196,7 +196,7 @@ def selection_arguments(wildcards):
         "--dataset",
         problem.dataset,
         "--reps",
-        *(str(rep) for rep in STUDY.block_reps(wildcards.block)),
+        *(str(rep) for rep in STUDY.selection_blocks[wildcards.block]),
         "--budgets",
         as_json(problem.budgets),
         "--grid",

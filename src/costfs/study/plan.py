@@ -42,13 +42,9 @@ class Study:
         # to plan, and a block still fits a cluster job's time.
         size = config["selection_replicates_per_job"]
         blocks = [self.reps[start : start + size] for start in range(0, len(self.reps), size)]
-        self.selection_blocks = [f"{reps[0]}-{reps[-1]}" for reps in blocks]
-        """The replicates of each selection job, as `first-last`."""
-        self.block_of = {
-            rep: name
-            for name, reps in zip(self.selection_blocks, blocks, strict=True)
-            for rep in reps
-        }
+        self.selection_blocks = {f"{reps[0]}-{reps[-1]}": reps for reps in blocks}
+        """Each selection job's block name `first-last` -> its replicates."""
+        self.block_of = {rep: name for name, reps in self.selection_blocks.items() for rep in reps}
         self.problems: dict[str, Problem] = {
             setting: Problem(
                 setting,
@@ -204,11 +200,6 @@ class Study:
     def runs(self, method: str) -> list[tuple[str, int]]:
         """(problem, rep) of every run of `method`."""
         return [(problem, rep) for problem in self.method_problems(method) for rep in self.reps]
-
-    def block_reps(self, block: str) -> list[int]:
-        """The replicates of a selection block `first-last` (`selection_blocks`)."""
-        first, last = (int(rep) for rep in block.split("-"))
-        return [rep for rep in self.reps if first <= rep <= last]
 
     def selection_path(self, method: str, problem: str, rep: int, suffix: str = ".parquet") -> str:
         """A run's selection (`.parquet`) or its artifacts (`.artifacts.npz`), in the folder of
