@@ -30,24 +30,18 @@ set. The by-cost and sampling sequences depend on the costs, so they are built i
 """
 
 import math
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-import sklearn
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import l1_min_c
-from sklearn.utils.fixes import parse_version
 
 from costfs.core.costs import FeatureCosts
 from costfs.core.seeds import derive_seed
-from costfs.engine.forest import ENGINES, class_count, oob_errors
+from costfs.engine.forest import ENGINES, oob_errors
 from costfs.engine.importance import IMPORTANCE_ENGINES, permutation_importance
 from costfs.methods._base import Method, Parameter, Selection, boolean, integer, number
 from costfs.methods._bcr import BUDGET_TOLERANCE, ratio_cost
+from costfs.methods._l1 import l1_supports, smallest_c, standardised
 
 SEQUENCES = ("cost", "importance", "sampling", "l1")
 
@@ -57,39 +51,15 @@ L1_PATH_DECADES = 4
 SCHEDULE_COLUMNS = ["cost", "oob_mmce", "n_features", "features", "sequence"]
 
 
-def _l1_logistic(C: float, **options) -> LogisticRegression:
-    # scikit-learn 1.8 replaced `penalty` by `l1_ratio`.
-    if parse_version(sklearn.__version__) >= parse_version("1.8"):
-        penalty = {"l1_ratio": 1.0}
-    else:
-        penalty = {"penalty": "l1"}
-    options = {"solver": "liblinear", **options}
-    return LogisticRegression(C=C, max_iter=1000, random_state=0, **penalty, **options)
-
-
 def l1_path_supports(X: np.ndarray, y: np.ndarray, *, path_length: int = 100) -> np.ndarray:
-    """The distinct non-empty supports along the L1-logistic path, in order of increasing C
-    (as rows of a bool matrix: row i marks the features of support i).
-
-    For K > 2 classes the model is the multinomial L1 logistic regression (saga, each fit
-    starting from the previous C's coefficients), and a feature is in the support when any
-    class's coefficient on it is non-zero.
-    """
-    # A missing value becomes the mean: the L1 path has no rule of its own for it.
-    standardised = np.nan_to_num(StandardScaler().fit_transform(X), nan=0.0)
-    smallest = l1_min_c(standardised, y, loss="log")
-    multinomial = class_count(y) > 2
-    model = _l1_logistic(smallest, solver="saga", warm_start=True) if multinomial else None
+    """The distinct non-empty supports along the L1-logistic path (`costfs.methods._l1`), in
+    order of increasing C (as rows of a bool matrix: row i marks the features of support i)."""
+    X = standardised(X)
+    Cs = smallest_c(X, y) * np.logspace(0, L1_PATH_DECADES, path_length)
     supports = []
-    with warnings.catch_warnings():
-        # saga stops at max_iter on separable data at large C, where the support is (nearly)
-        # full either way.
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for C in smallest * np.logspace(0, L1_PATH_DECADES, path_length):
-            fitted = model.set_params(C=C) if multinomial else _l1_logistic(C)
-            support = (fitted.fit(standardised, y).coef_ != 0).any(axis=0)
-            if support.any() and not any(np.array_equal(support, seen) for seen in supports):
-                supports.append(support)
+    for support in l1_supports(X, y, Cs):
+        if support.any() and not any(np.array_equal(support, seen) for seen in supports):
+            supports.append(support)
     return np.array(supports, dtype=bool).reshape(len(supports), X.shape[1])
 
 

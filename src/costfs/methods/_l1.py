@@ -1,0 +1,61 @@
+"""The L1-logistic regularisation path shared by msB's `l1` sequence and `l1_cost`: scikit-learn's
+L1 logistic regression on standardised columns, fit along a grid of C (the inverse penalty)."""
+
+import warnings
+from collections.abc import Iterator
+
+import numpy as np
+import sklearn
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import l1_min_c
+from sklearn.utils.fixes import parse_version
+
+from costfs.engine.forest import class_count
+
+
+def l1_logistic(C: float, *, random_state: int = 0, **options) -> LogisticRegression:
+    """The L1 logistic regression at inverse penalty C (liblinear unless `options` say)."""
+    # scikit-learn 1.8 replaced `penalty` by `l1_ratio`.
+    if parse_version(sklearn.__version__) >= parse_version("1.8"):
+        penalty = {"l1_ratio": 1.0}
+    else:
+        penalty = {"penalty": "l1"}
+    options = {"solver": "liblinear", **options}
+    return LogisticRegression(C=C, max_iter=1000, random_state=random_state, **penalty, **options)
+
+
+def standardised(X: np.ndarray) -> np.ndarray:
+    """X with every column at mean 0 and variance 1 (a constant column stays 0). A missing value
+    becomes the mean, 0: the L1 path has no rule of its own for it."""
+    return np.nan_to_num(StandardScaler().fit_transform(X), nan=0.0)
+
+
+def smallest_c(X: np.ndarray, y: np.ndarray) -> float:
+    """The C below which the L1 logistic regression on X selects nothing."""
+    return float(l1_min_c(X, y, loss="log"))
+
+
+def l1_supports(X: np.ndarray, y: np.ndarray, Cs, *, random_state: int = 0) -> Iterator[np.ndarray]:
+    """The support (bool per column) of the L1 logistic regression on X at each C of `Cs`, in
+    that order, fit when asked for (a caller may stop early).
+
+    For K > 2 classes the model is the multinomial L1 logistic regression (saga, each fit
+    starting from the previous C's coefficients), and a column is in the support when any
+    class's coefficient on it is non-zero.
+    """
+    multinomial = class_count(y) > 2
+    model = None
+    with warnings.catch_warnings():
+        # saga stops at max_iter on separable data at large C, where the support is (nearly)
+        # full either way.
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for C in Cs:
+            if not multinomial:
+                model = l1_logistic(C, random_state=random_state)
+            elif model is None:
+                model = l1_logistic(C, random_state=random_state, solver="saga", warm_start=True)
+            else:
+                model.set_params(C=C)
+            yield (model.fit(X, y).coef_ != 0).any(axis=0)

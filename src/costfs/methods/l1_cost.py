@@ -1,0 +1,161 @@
+"""Cost-weighted L1 logistic regression: the regularisation path of sum_j c_j^xi |beta_j|, per
+budget the largest support that fits.
+
+The first model a practitioner reaches for when features have costs: an L1-logistic path on
+standardised features whose penalty on each coefficient grows with its feature's cost.
+Weighting the penalty of column j by w_j is the same as fitting the plain L1 path on column j
+divided by w_j (the coefficient scales the other way), so the path is scikit-learn's L1
+logistic regression (`costfs.methods._l1`) on the standardised columns divided by
+w_j = c_j^xi:
+
+- c_j is the feature's cost on its own (its group's shared cost included), as for the filters;
+  a free feature's weight is a tenth of the cheapest paid feature's at every xi (0 would leave
+  it unpenalised, which the solver cannot express): it fits every budget, so the path should
+  take it before a paid feature of the same strength, even at xi = 0;
+- xi = 0 is the plain L1 path: costs only as the constraint. xi is the hyperparameter, tuned
+  like the filters' by the refit's OOB error;
+- C runs from the smallest C with a non-empty model upwards in `cs_per_decade` steps per
+  decade, and stops once the support costs more than the largest budget, holds every feature,
+  or C is `max_decades` decades above the start;
+- per budget: among the path's supports whose true cost (each group's shared cost once) fits,
+  the one with the most features; a tie goes to the one met first (smaller C). None fits: the
+  empty set;
+- more than two classes: the multinomial path (saga); a feature is in the support when any
+  class's coefficient on it is non-zero.
+
+The standardisation and every fit are cost-free only at xi = 0, so there is no preparation.
+"""
+
+import math
+
+import numpy as np
+
+from costfs.core.costs import FeatureCosts
+from costfs.core.seeds import derive_seed
+from costfs.methods._base import XI, Method, Parameter, Selection, integer, number
+from costfs.methods._bcr import BUDGET_TOLERANCE
+from costfs.methods._l1 import l1_supports, smallest_c, standardised
+
+FREE_WEIGHT_SHARE = 0.1
+"""A free feature's penalty weight, as a share of the cheapest paid feature's."""
+
+
+def penalty_weights(costs, xi: float) -> np.ndarray:
+    """w_j = c_j^xi for each feature's cost on its own; a free feature's is `FREE_WEIGHT_SHARE`
+    of the smallest paid one's (all free: all 1)."""
+    standalone = FeatureCosts.of(costs).standalone()
+    paid = standalone > 0
+    if not paid.any():
+        return np.ones(standalone.size)
+    weights = np.ones(standalone.size)
+    weights[paid] = standalone[paid] ** xi
+    weights[~paid] = FREE_WEIGHT_SHARE * weights[paid].min()
+    return weights
+
+
+def cost_weighted_path(
+    X: np.ndarray,
+    y: np.ndarray,
+    costs,
+    xi: float,
+    *,
+    max_cost: float,
+    cs_per_decade: int,
+    max_decades: float,
+    seed: int,
+) -> list[np.ndarray]:
+    """The supports (sorted column indices) along the path of penalty sum_j c_j^xi |beta_j| on
+    the standardised X, in order of increasing C, each once; stops after the first support that
+    costs more than `max_cost` or holds every column (see the module doc)."""
+    costs = FeatureCosts.of(costs)
+    weights = penalty_weights(costs, xi)
+    scaled = standardised(X) / weights
+    if not np.any(scaled):
+        return []  # no column varies: every model is empty
+    start = smallest_c(scaled, y)
+    steps = np.arange(int(math.floor(max_decades * cs_per_decade)) + 1)
+    Cs = start * 10.0 ** (steps / cs_per_decade)
+    supports: list[np.ndarray] = []
+    for support in l1_supports(scaled, y, Cs, random_state=seed % 2**31):
+        features = np.flatnonzero(support)
+        if features.size and not any(np.array_equal(features, seen) for seen in supports):
+            supports.append(features)
+        if features.size == X.shape[1] or costs.total(features) > max_cost + BUDGET_TOLERANCE:
+            break
+    return supports
+
+
+def largest_fitting(supports: list[np.ndarray], costs, budget: float) -> np.ndarray:
+    """The support with the most features whose true cost fits `budget`, the first such on a
+    tie; the empty set if none fits."""
+    costs = FeatureCosts.of(costs)
+    chosen = np.array([], dtype=int)
+    for features in supports:
+        if features.size > chosen.size and costs.total(features) <= budget + BUDGET_TOLERANCE:
+            chosen = features
+    return chosen
+
+
+class CostWeightedL1(Method):
+    summary = (
+        "L1-logistic regularisation path on standardised features with penalty Σ c_j^ξ·|β_j|; "
+        "per budget the largest support that fits"
+    )
+    hyperparameter = XI
+    parameters = (
+        Parameter(
+            "cs_per_decade", integer(), 25, "points of the regularisation path per decade of C"
+        ),
+        Parameter(
+            "max_decades",
+            number(exclusive_minimum=0),
+            8,
+            "the path ends at most this many decades of C above its sparsest non-empty model "
+            "(earlier once its support costs more than the largest budget)",
+        ),
+    )
+    missing_values = "a missing value becomes the column's mean (0 after standardising)"
+    colour = "#D4A017"
+
+    def select(
+        self,
+        X,
+        y,
+        costs,
+        budgets,
+        grid,
+        *,
+        prepared,
+        seed,
+        n_jobs,
+        engine,
+        cs_per_decade,
+        max_decades,
+    ):
+        """Per (xi, budget): the largest support of xi's path that fits the budget, and
+        `path_models`, the distinct supports of the path."""
+        records = []
+        for xi in grid:
+            supports = cost_weighted_path(
+                X,
+                y,
+                costs,
+                xi,
+                max_cost=max(budgets),
+                cs_per_decade=cs_per_decade,
+                max_decades=max_decades,
+                seed=derive_seed(seed, "l1_cost"),
+            )
+            for budget in budgets:
+                records.append(
+                    {
+                        "value": xi,
+                        "budget": budget,
+                        "features": largest_fitting(supports, costs, budget),
+                        "path_models": len(supports),
+                    }
+                )
+        return Selection(records)
+
+
+__getattr__ = CostWeightedL1.selector("CostWeightedL1Selector")
