@@ -22,6 +22,7 @@ SMALL = {
     "featboost": {"n_estimators": 10, "n_candidates": 5, "max_bin": 32},
     "xgb_fs": {"n_estimators": 10},
     "boruta": {"max_iter": 10},
+    "cegb": {"n_estimators": 20},
 }
 """Smaller settings of the slower methods for unit tests; a method not listed (e.g. a new one)
 runs with its declared defaults."""
