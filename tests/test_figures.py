@@ -1,7 +1,9 @@
 import matplotlib.image
+import matplotlib.text
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from costfs.methods import method_names
 from costfs.study import aggregation, figures
@@ -218,3 +220,25 @@ def test_pareto_area_table_marks_the_best(runs):
     rows = table.strip().splitlines()[2:]
     assert [row.split(" | ")[0] for row in rows] == ["| A", "| D", "| wdbc"]
     assert all("**" in row for row in rows)
+
+
+def test_the_critical_difference_diagram_is_readable_and_keeps_its_text_on_the_canvas(
+    tmp_path, rng
+):
+    methods = ["auc", "pfi", "sts", "fs", "l1_cost", "cegb", "msb"]
+    block = pd.DataFrame(
+        rng.uniform(0.05, 0.3, size=(6, len(methods))),
+        index=[f"problem{k}" for k in range(6)],
+        columns=methods,
+    )
+    figure = figures.critical_difference_figure(block, 2)
+    path = save(figure, tmp_path / "cd.png")
+    assert_readable_image(path)
+    agg = FigureCanvasAgg(figure)
+    agg.draw()
+    drawn = figure.get_tightbbox(agg.get_renderer())  # inches, what is drawn
+    canvas = figure.bbox_inches
+    assert drawn.x0 >= canvas.x0 and drawn.x1 <= canvas.x1
+    assert drawn.y0 >= canvas.y0 and drawn.y1 <= canvas.y1
+    texts = [text.get_text() for text in figure.findobj(matplotlib.text.Text)]
+    assert all(any(method in text for text in texts) for method in methods)

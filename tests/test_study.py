@@ -135,8 +135,13 @@ def test_figure_outputs_follow_the_problem_kinds_and_resolve():
     from costfs.study import figures
     from costfs.study.figure_outputs import FIGURE_OUTPUTS
 
-    everything = [output.name for output in Study(tiny()).figure_outputs()]
+    several_real = tiny()
+    for name in ("tokyo1", "qsar-biodeg"):
+        several_real["real_data"]["datasets"][name] = {"budgets": [1, 2]}
+    everything = [output.name for output in Study(several_real).figure_outputs()]
     assert everything == [output.name for output in FIGURE_OUTPUTS]
+    # one real problem: no comparison across problems
+    assert "mean_ranks" not in [output.name for output in Study(tiny()).figure_outputs()]
     real_only = tiny(simulation={**tiny()["simulation"], "settings": []})
     for options in real_only["methods"].values():
         if "problems" in options:
@@ -145,7 +150,6 @@ def test_figure_outputs_follow_the_problem_kinds_and_resolve():
         "table",
         "cost_accuracy",
         "real_comparison",
-        "mean_ranks",
         "correlations",
     ]
     for output in FIGURE_OUTPUTS:

@@ -1,22 +1,23 @@
 """The L1-logistic regularisation path shared by msB's `l1` sequence and `l1_cost`: scikit-learn's
-L1 logistic regression on standardised columns, fit along a grid of C (the inverse penalty)."""
+L1 logistic regression on standardised columns, fit along a grid of C (the inverse penalty).
+
+scikit-learn is imported where a path is fit: a method's evaluation job never fits one and
+starts without it (about 0.9 s)."""
 
 import warnings
 from collections.abc import Iterator
 
 import numpy as np
-import sklearn
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import l1_min_c
-from sklearn.utils.fixes import parse_version
 
 from costfs.engine.forest import class_count
 
 
-def l1_logistic(C: float, *, random_state: int = 0, **options) -> LogisticRegression:
+def l1_logistic(C: float, *, random_state: int = 0, **options):
     """The L1 logistic regression at inverse penalty C (liblinear unless `options` say)."""
+    import sklearn
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.utils.fixes import parse_version
+
     # scikit-learn 1.8 replaced `penalty` by `l1_ratio`.
     if parse_version(sklearn.__version__) >= parse_version("1.8"):
         penalty = {"l1_ratio": 1.0}
@@ -29,11 +30,15 @@ def l1_logistic(C: float, *, random_state: int = 0, **options) -> LogisticRegres
 def standardised(X: np.ndarray) -> np.ndarray:
     """X with every column at mean 0 and variance 1 (a constant column stays 0). A missing value
     becomes the mean, 0: the L1 path has no rule of its own for it."""
+    from sklearn.preprocessing import StandardScaler
+
     return np.nan_to_num(StandardScaler().fit_transform(X), nan=0.0)
 
 
 def smallest_c(X: np.ndarray, y: np.ndarray) -> float:
     """The C below which the L1 logistic regression on X selects nothing."""
+    from sklearn.svm import l1_min_c
+
     return float(l1_min_c(X, y, loss="log"))
 
 
@@ -45,6 +50,8 @@ def l1_supports(X: np.ndarray, y: np.ndarray, Cs, *, random_state: int = 0) -> I
     starting from the previous C's coefficients), and a column is in the support when any
     class's coefficient on it is non-zero.
     """
+    from sklearn.exceptions import ConvergenceWarning
+
     multinomial = class_count(y) > 2
     model = None
     with warnings.catch_warnings():

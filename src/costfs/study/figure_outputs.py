@@ -7,6 +7,10 @@ This module imports no plotting library, so the workflow can plan the outputs qu
 
 from dataclasses import dataclass, field
 
+MIN_RANKED_PROBLEMS = 3
+"""Fewer real problems than this give no rank comparison across problems (no mean-rank figure,
+no Friedman test): the study then has no "several_real" kind."""
+
 
 @dataclass(frozen=True)
 class FigureOutput:
@@ -22,7 +26,8 @@ class FigureOutput:
     subcategory: str | None = None
     needs: tuple[str, ...] = ()
     """The study has the output when it has any of these problem kinds ("simulated", "real",
-    "correlated" for a correlated simulated setting); empty: always."""
+    "correlated" for a correlated simulated setting, "several_real" for at least
+    `MIN_RANKED_PROBLEMS` real problems); empty: always."""
     patterns: tuple[str, ...] = ()
     labels: dict[str, str] = field(default_factory=dict)
 
@@ -76,8 +81,18 @@ FIGURE_OUTPUTS = (
         "mean_rank_files",
         "mean_ranks",
         subcategory="Real data: methods",
-        needs=("real",),
+        needs=("several_real",),
         labels={"problem": "all (mean rank)"},
+    ),
+    FigureOutput(
+        "critical_differences",
+        "critical_differences",
+        "critical_difference_files",
+        "critical_differences",
+        subcategory="Real data: methods",
+        needs=("several_real",),
+        patterns=("budget_level~{level}.png",),
+        labels={"problem": "all (budget level {level})"},
     ),
     FigureOutput(
         "correlations",

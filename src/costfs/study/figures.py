@@ -30,6 +30,8 @@ from costfs.study.aggregation import (
     summarise,
     t_interval,
 )
+from costfs.study.comparisons import ALPHA, level_blocks, mean_ranks, nemenyi_p_values
+from costfs.study.findings import BEST_STRATEGIES
 
 STRATEGY_SUFFIX = {"agnostic": "-0", "simple": "-1", "tuned": "", "fixed": ""}
 """Label suffix per strategy, as the RF paper's "AUC-0" for the cost-agnostic baseline."""
@@ -512,6 +514,33 @@ def mean_rank_figure(summary: pd.DataFrame) -> Figure:
     return figure
 
 
+@_styled
+def critical_difference_figure(block: pd.DataFrame, level: int) -> Figure:
+    """Demsar's critical-difference diagram of one budget level: each method's mean rank over
+    the real problems (`block`: problems x methods, mean test MMCE), methods joined by a bar
+    where Nemenyi's test finds no difference at ALPHA (family-wise over the level's pairs)."""
+    import scikit_posthocs
+
+    ranks = mean_ranks(block)
+    figure = Figure(figsize=(7.5, 0.28 * len(ranks) + 1.9), layout="constrained")
+    ax = figure.subplots()
+    scikit_posthocs.critical_difference_diagram(
+        ranks,
+        nemenyi_p_values(block),
+        alpha=ALPHA,
+        ax=ax,
+        color_palette={method: method_colour(method) for method in ranks.index},
+    )
+    n_problems, n_methods = block.shape
+    ax.set_title(
+        f"Budget level {level}: mean rank over {n_problems} real problems (1 = best); a bar "
+        f"joins methods\nNemenyi's test does not separate (α = {ALPHA:g}, family-wise "
+        f"over {n_methods * (n_methods - 1) // 2} pairs)",
+        fontsize="medium",
+    )
+    return figure
+
+
 # Cost-accuracy curves and the area under the Pareto curve
 
 
@@ -713,6 +742,14 @@ def results_files(runs, summary, inputs):
 
 def mean_rank_files(runs, summary, inputs):
     return {"": mean_rank_figure(summary)}
+
+
+def critical_difference_files(runs, summary, inputs):
+    best = summary[summary["strategy"].isin(BEST_STRATEGIES)]
+    return {
+        f"budget_level~{level}.png": critical_difference_figure(block, level)
+        for level, block in level_blocks(best, value="mmce_mean").items()
+    }
 
 
 def feature_correlation_files(runs, summary, inputs):

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from costfs.core.costs import FeatureCosts
+from costfs.study import comparisons
 from costfs.study.aggregation import summarise, t_interval
 
 GROUP_ORDER = ["independent", "correlated", "real"]
@@ -98,6 +99,11 @@ def tuning_gains(chosen: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     return _ordered(pd.concat(tables, ignore_index=True))
 
 
+def best_rows(chosen: pd.DataFrame) -> pd.DataFrame:
+    """The rows of each method's best strategy: tuned, else its only configuration."""
+    return chosen[chosen["strategy"].isin(BEST_STRATEGIES)]
+
+
 def compare_methods(
     chosen: pd.DataFrame, methods: list[str] | None = None, by_budget: bool = False
 ) -> pd.DataFrame:
@@ -107,7 +113,7 @@ def compare_methods(
     `methods` None compares, in each group, every method that ran in it. Rank 1 is the lowest
     MMCE of a cell (ties share the mean rank)."""
     cells = ["problem", "budget", "rep"]
-    rows = chosen[chosen["strategy"].isin(BEST_STRATEGIES)]
+    rows = best_rows(chosen)
     if methods is not None:
         rows = rows[rows["method"].isin(methods)]
     rows = rows.assign(group=problem_groups(rows))
@@ -369,6 +375,11 @@ TABLES = {
         chosen, context["design"]
     ),
     "stage_costs": lambda chosen, timings, context: stage_costs(timings, context["n_rep"]),
+    "friedman": lambda chosen, timings, context: comparisons.friedman_tests(best_rows(chosen)),
+    "nemenyi": lambda chosen, timings, context: comparisons.nemenyi_tests(best_rows(chosen)),
+    "bayesian_signed_rank": lambda chosen, timings, context: comparisons.bayesian_comparisons(
+        best_rows(chosen), [method for method, _ in RECOMMENDED]
+    ),
 }
 """The findings tables by name (`results/findings/<name>.csv`): each from the strategies' rows
 of the runs table, the jobs' timings and the study's `context` (`runs`, the runs table;

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from costfs.methods import load_method
-from costfs.study.figure_outputs import FigureOutput, figure_outputs_for
+from costfs.study.figure_outputs import MIN_RANKED_PROBLEMS, FigureOutput, figure_outputs_for
 from costfs.study.realdata import LOADING_KEYS, choose_source
 from costfs.study.simulate import SETTINGS
 
@@ -179,6 +179,8 @@ class Study:
         kinds = {problem.kind for problem in self.problems.values()}
         if self.correlated_settings:
             kinds.add("correlated")
+        if len(self.problem_names("real")) >= MIN_RANKED_PROBLEMS:
+            kinds.add("several_real")
         return figure_outputs_for(kinds)
 
     @staticmethod
