@@ -115,7 +115,7 @@ class CostWeightedL1(Method):
         ),
     )
     missing_values = "a missing value becomes the column's mean (0 after standardising)"
-    colour = "#D4A017"
+    colour = "#332288"
 
     def select(
         self,

@@ -157,7 +157,9 @@ def method_differences(chosen: pd.DataFrame) -> pd.DataFrame:
     `versus_method` (at `versus_strategy`) within each run, with the t interval over the
     replicates. Pairs: every two of PAPER_ENTRIES, and every other method at its best strategy
     against each RECOMMENDED entry. `lower` and `higher` say whether the interval lies wholly
-    below or above 0 (the first entry is significantly better or worse, by a paired test)."""
+    below or above 0 (the first entry is significantly better or worse, by a paired test at
+    5% per comparison, not corrected for the number of comparisons: `comparisons` has the
+    family-wise tests across problems)."""
     cells = ["problem", "budget", "rep"]
     present = set(zip(chosen["method"], chosen["strategy"], strict=True))
     paper = [entry for entry in PAPER_ENTRIES if entry in present]
