@@ -109,11 +109,12 @@ def integer(minimum: int = 1) -> dict:
     return {"type": "integer", "minimum": minimum}
 
 
-def number(*, minimum=None, exclusive_minimum=None, exclusive_maximum=None) -> dict:
+def number(*, minimum=None, exclusive_minimum=None, maximum=None, exclusive_maximum=None) -> dict:
     schema = {"type": "number"}
     for key, value in (
         ("minimum", minimum),
         ("exclusiveMinimum", exclusive_minimum),
+        ("maximum", maximum),
         ("exclusiveMaximum", exclusive_maximum),
     ):
         if value is not None:
