@@ -115,7 +115,7 @@ class CostWeightedL1(Method):
         ),
     )
     missing_values = "a missing value becomes the column's mean (0 after standardising)"
-    colour = "#332288"
+    colour = "#7570B3"
 
     def select(
         self,
