@@ -1,6 +1,7 @@
 """File I/O of the command-line layer: atomic writes, so a killed job never leaves a file that
 a later job could read as complete."""
 
+import io
 import os
 import tempfile
 import zipfile
@@ -16,14 +17,18 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def _write_atomically(path: str | Path, write: Callable[[Path], None]) -> None:
+def _write_atomically(path: str | Path, write: Callable[[io.BytesIO], None]) -> None:
+    # The content is made in memory first: the temporary file beside the output lives only
+    # for one write and a rename, so a job killed (kill -9) while it serialises leaves nothing.
+    content = io.BytesIO()
+    write(content)
     # Beside the file a link points to: renaming onto the link would replace the link itself.
     path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(handle)
     try:
-        write(Path(temporary))
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content.getbuffer())
         # mkstemp's file is private (0600); the output gets the mode of any new file.
         os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
@@ -39,11 +44,7 @@ def _umask() -> int:
 
 
 def write_arrays(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
-    def write(temporary: Path) -> None:
-        with temporary.open("wb") as stream:
-            np.savez(stream, **arrays)
-
-    _write_atomically(path, write)
+    _write_atomically(path, lambda stream: np.savez(stream, **arrays))
 
 
 def _unreadable(path: str | Path, error: Exception) -> DataError:
@@ -64,17 +65,16 @@ def read_arrays(path: str | Path) -> dict[str, np.ndarray]:
 def write_table(path: str | Path, table: "pd.DataFrame") -> None:
     # No pandas index and a fixed writer: the same table gives the same bytes on every run.
     _write_atomically(
-        path, lambda temporary: table.to_parquet(temporary, index=False, compression="zstd")
+        path, lambda stream: table.to_parquet(stream, index=False, compression="zstd")
     )
 
 
 def write_text(path: str | Path, text: str) -> None:
-    _write_atomically(path, lambda temporary: temporary.write_text(text))
+    _write_atomically(path, lambda stream: stream.write(text.encode()))
 
 
 def write_figure(path: str | Path, figure, dpi: int = 150) -> None:
-    # The temporary file has no .png suffix for matplotlib to infer the format from.
-    _write_atomically(path, lambda temporary: figure.savefig(temporary, format="png", dpi=dpi))
+    _write_atomically(path, lambda stream: figure.savefig(stream, format="png", dpi=dpi))
 
 
 def read_table(path: str | Path) -> "pd.DataFrame":

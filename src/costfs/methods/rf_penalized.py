@@ -13,14 +13,18 @@ the forest reuses features it has paid for. Here the factor is the benefit-cost 
   all features; 1: none), xi the cost's weight, tuned like the filters'. At xi = 0 the costs
   act only through the budget;
 - the hard budget, as BudgetRF's (`costfs.methods.budget_rf`): the forest's paid features
-  accumulate over its trees, grown one after another, and a node draws its `max_features`
-  candidates (default floor(sqrt(p))) only among the features that are paid or whose added
-  cost fits what is left of the budget; a node without such a candidate that varies is a leaf;
+  accumulate as it grows, and a node draws its `max_features` candidates (default
+  floor(sqrt(p))) only among the features that are paid or whose added cost fits what is left
+  of the budget; a node without such a candidate that varies is a leaf. The trees grow
+  together level by level (every root, then every node of depth 1, ...): grown one after
+  another to purity, the first tree's deep nodes, which split a few rows on whatever varies,
+  would spend the budget before the other trees' roots are split;
 - the trees otherwise ranger's classification trees: a bootstrap sample of n draws, splits of
   largest (penalised) weighted Gini decrease at thresholds midway between consecutive distinct
   values (ties: the earlier candidate, then the lower threshold), grown until pure;
 - the selection is the set of features the forest splits on. Tree t of every (xi, budget) uses
-  the same bootstrap sample and candidate draws' generator (seeded from (seed, t)).
+  the same bootstrap sample (seeded from (seed, t)); each node draws its candidates from a
+  generator seeded from the tree's seed and the node's number in its tree.
 
 A missing value becomes the column's mean (the trees here have no rule of their own for it).
 """
@@ -94,29 +98,39 @@ def _added_cost(feature, paid, group_paid, own, group, shared):
 def grow_forest(
     X, y, n_classes, seeds, mtry, own, group, shared, budget, xi, cost_min, regularization
 ):
-    """The features a penalised forest under `budget` splits on (a bool per feature), its trees
-    grown in order (see the module doc)."""
+    """The features a penalised forest under `budget` splits on (a bool per feature). The
+    trees grow together, level by level (every tree's root, then every tree's nodes of depth
+    1, ...), so the budget is spent by the forest's upper splits before any tree's deep ones
+    (see the module doc)."""
     n_rows, n_features = X.shape
+    n_trees = seeds.size
     paid = np.zeros(n_features, dtype=np.bool_)
     group_paid = np.zeros(shared.size, dtype=np.bool_)
     spent = 0.0
     eligible = np.empty(n_features, dtype=np.int64)
     factors = np.empty(n_features)
-    for tree in range(seeds.size):
+    weights = np.zeros((n_trees, n_rows))
+    samples = np.empty((n_trees, n_rows), dtype=np.int64)
+    # A level's nodes: tree, range of the tree's `samples`, and the node's number in its tree.
+    size = n_trees * (2 * n_rows + 1)
+    level = np.empty((size, 4), dtype=np.int64)
+    following = np.empty((size, 4), dtype=np.int64)
+    n_level = 0
+    for tree in range(n_trees):
         np.random.seed(seeds[tree])
-        weights = np.zeros(n_rows)
         for _ in range(n_rows):
-            weights[np.random.randint(0, n_rows)] += 1.0
-        samples = np.flatnonzero(weights)
-        # Nodes to split, as ranges of `samples` (depth-first: a node's rows stay contiguous).
-        stack_start = np.empty(2 * samples.size + 1, dtype=np.int64)
-        stack_end = np.empty(2 * samples.size + 1, dtype=np.int64)
-        stack_start[0], stack_end[0] = 0, samples.size
-        n_open = 1
-        while n_open:
-            n_open -= 1
-            start, end = stack_start[n_open], stack_end[n_open]
-            rows = samples[start:end]
+            weights[tree, np.random.randint(0, n_rows)] += 1.0
+        in_bag = np.flatnonzero(weights[tree])
+        samples[tree, : in_bag.size] = in_bag
+        level[n_level, 0], level[n_level, 1], level[n_level, 2] = tree, 0, in_bag.size
+        level[n_level, 3] = 0
+        n_level += 1
+    n_nodes = np.ones(n_trees, dtype=np.int64)
+    while n_level:
+        n_following = 0
+        for position in range(n_level):
+            tree, start, end, node = level[position]
+            rows = samples[tree, start:end]
             first_label = y[rows[0]]
             pure = True
             for row in rows:
@@ -125,6 +139,9 @@ def grow_forest(
                     break
             if pure:
                 continue
+            # Each node draws from a generator of its own: a node's candidates do not depend
+            # on the other trees' nodes processed before it.
+            np.random.seed((seeds[tree] + node * 2654435761) % 4294967296)
             n_eligible = 0
             for feature in range(n_features):
                 added = _added_cost(feature, paid, group_paid, own, group, shared)
@@ -141,7 +158,13 @@ def grow_forest(
                 else:
                     factors[c] = regularization * min(1.0, (cost_min / added) ** xi)
             feature, threshold, _ = best_split(
-                X, y, n_classes, weights, rows, eligible[:n_candidates], factors[:n_candidates]
+                X,
+                y,
+                n_classes,
+                weights[tree],
+                rows,
+                eligible[:n_candidates],
+                factors[:n_candidates],
             )
             if feature == NO_SPLIT:
                 continue
@@ -152,14 +175,22 @@ def grow_forest(
                     group_paid[group[feature]] = True
             low, high = start, end - 1
             while low <= high:
-                if X[samples[low], feature] <= threshold:
+                if X[samples[tree, low], feature] <= threshold:
                     low += 1
                 else:
-                    samples[low], samples[high] = samples[high], samples[low]
+                    samples[tree, low], samples[tree, high] = (
+                        samples[tree, high],
+                        samples[tree, low],
+                    )
                     high -= 1
-            stack_start[n_open], stack_end[n_open] = low, end
-            stack_start[n_open + 1], stack_end[n_open + 1] = start, low
-            n_open += 2
+            for child_start, child_end in ((start, low), (low, end)):
+                following[n_following, 0], following[n_following, 1] = tree, child_start
+                following[n_following, 2] = child_end
+                following[n_following, 3] = n_nodes[tree]
+                n_nodes[tree] += 1
+                n_following += 1
+        level, following = following, level
+        n_level = n_following
     return paid
 
 
@@ -246,8 +277,8 @@ class PenalisedForest(Method):
         max_features,
     ):
         """Per (xi, budget): the features its forest splits on; the forests of the pairs grow
-        `n_jobs` at a time (each alone is sequential: a tree's budget depends on the ones
-        before)."""
+        `n_jobs` at a time (each alone is sequential: a node's budget depends on the nodes
+        before it)."""
         pairs = [(xi, budget) for xi in grid for budget in budgets]
         forest_seed = derive_seed(seed, "rf_penalized")
 
