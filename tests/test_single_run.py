@@ -253,3 +253,33 @@ def test_suggested_budgets_are_positive_with_free_features():
     free = FeatureCosts.ungrouped(np.array([0.0, 0.0, 2.0, 4.0]))
     assert suggested_budgets(free) == [2.0, 3.0]
     assert suggested_budgets(FeatureCosts.ungrouped(np.zeros(3))) == [1.0]
+
+
+@pytest.mark.parametrize(
+    ("method", "parameters"),
+    [("auc", {}), ("sts", {"trees_per_depth": 20}), ("budget_rf", {"n_trees_max": 5})],
+)
+def test_a_tuned_selector_picks_what_costfs_select_picks(data_sets, method, parameters):
+    from costfs.study.single_run import select_once
+
+    frame = pd.read_csv(data_sets / "wdbc.csv.gz").sample(250, random_state=2)
+    X = frame.drop(columns="target").to_numpy()
+    y = frame["target"].to_numpy()
+    costs = np.random.default_rng(4).uniform(0.1, 1.0, X.shape[1])
+    name = load_method(method).hyperparameter.name
+    expected = select_once(
+        X, y, costs, [1.5], method=method, value="tuned", seed=3, n_trees=500, **parameters
+    ).iloc[0]
+    selector = load_method(method).selector_class(
+        feature_costs=costs, budget=1.5, random_state=3, **{name: "tuned"}, **parameters
+    )
+    selector.fit(X, y)
+    assert list(selector.selected_features_) == list(expected["features"])
+    assert getattr(selector, f"{name}_") == expected["value"]
+    # a number stays as it was, and is reported the same way
+    fixed = (
+        load_method(method)
+        .selector_class(feature_costs=costs, budget=1.5, random_state=3, **parameters)
+        .fit(X, y)
+    )
+    assert getattr(fixed, f"{name}_") == load_method(method).hyperparameter.default

@@ -517,7 +517,7 @@ class Method:
         if key in SELECTOR_ANNOTATIONS:
             return SELECTOR_ANNOTATIONS[key]
         if self.hyperparameter is not None and key == self.hyperparameter.name:
-            return float
+            return float | Literal["tuned"]
         (parameter,) = (parameter for parameter in self.parameters if parameter.name == key)
         return schema_annotation(parameter.schema)
 
@@ -563,7 +563,10 @@ class Method:
         ]
         if self.hyperparameter is not None:
             hyper = self.hyperparameter
-            lines.append(f"- {hyper.name} (default {hyper.default:g}): {hyper.help}")
+            lines.append(
+                f"- {hyper.name} (default {hyper.default:g}): {hyper.help}; or 'tuned': the "
+                f"value of the lowest refit OOB error, in `{hyper.name}_`"
+            )
         for parameter in self.parameters:
             lines.append(f"- {parameter.name} (default {parameter.default!r}): {parameter.help}")
         lines.append("- random_state: seeds every random draw of the method")

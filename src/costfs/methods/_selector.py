@@ -21,6 +21,11 @@ from costfs.core.validation import (
     check_feature_groups,
     check_features,
 )
+from costfs.methods._tuning import TUNED, TUNING_TREES, tuned_record, tuning_grid
+
+
+def _is_tuned(value) -> bool:
+    return isinstance(value, str) and value == TUNED
 
 
 class CostConstrainedSelector(SelectorMixin, BaseEstimator):
@@ -45,6 +50,11 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
     names the input columns. y must have at least two classes (more than two where the method
     handles them, `multi_class`). Anything else (an infinite value, a column with no values)
     raises `DataError` naming the column, row or value.
+    The hyperparameter (`xi`; BudgetRF: `alpha`) is a number, or "tuned": then each value of
+    its tuning grid (xi: 0, 0.5, 1, 2; another: its default grid) selects, a Random Forest of
+    500 trees is refit on each selected set, and the value whose set has the lowest OOB error
+    wins (ties: lower cost, then lower value), as `costfs select` tunes it; `xi_` (`alpha_`)
+    is the value used.
     Constant and duplicated columns are valid features: a constant column carries no
     information and is never chosen while an informative feature fits the budget; each copy
     of a duplicated column is a feature with its own cost.
@@ -63,8 +73,9 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
         return [] if hyperparameter is None else [getattr(self, hyperparameter.name)]
 
     def fit(self, X: ArrayLike | pd.DataFrame, y: ArrayLike) -> Self:
-        """Select features on (X, y); sets `selected_features_`, `total_cost_`, `support_`
-        and `precomputed_` (the cost-free part, None for a method without one)."""
+        """Select features on (X, y); sets `selected_features_`, `total_cost_`, `support_`,
+        the hyperparameter's value used (`xi_`, `alpha_`) and `precomputed_` (the cost-free
+        part, None for a method without one)."""
         method = self._method
         name = type(self).__name__
         values = {parameter.name: getattr(self, parameter.name) for parameter in method.parameters}
@@ -103,6 +114,8 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
             own_costs, self.feature_groups, self.group_costs, feature_names
         )
         budget = check_budget(self.budget)
+        hyperparameter = method.hyperparameter
+        tuned = hyperparameter is not None and _is_tuned(getattr(self, hyperparameter.name))
         if not isinstance(self.n_jobs, int | np.integer) or self.n_jobs < 1:
             raise DataError(f"{name}: n_jobs must be a positive integer, got {self.n_jobs!r}")
         self.precomputed_, selection = method.prepare_and_select(
@@ -110,7 +123,7 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
             y,
             costs,
             [budget],
-            self._grid(),
+            list(tuning_grid(hyperparameter)) if tuned else self._grid(),
             seed=seed,
             n_jobs=int(self.n_jobs),
             engine=getattr(self, "engine", "auto"),
@@ -118,7 +131,20 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
             source=name,
             **values,
         )
-        record = method.choose_record(selection.records)
+        if tuned:
+            record = tuned_record(
+                selection.records,
+                X,
+                y,
+                costs,
+                seed=seed,
+                n_trees=TUNING_TREES,
+                n_jobs=int(self.n_jobs),
+            )
+        else:
+            record = method.choose_record(selection.records)
+        if hyperparameter is not None:
+            setattr(self, f"{hyperparameter.name}_", float(record["value"]))
         self.selected_features_ = np.asarray(record["features"], dtype=int)
         self.total_cost_ = costs.total(self.selected_features_)
         self.support_ = np.zeros(X.shape[1], dtype=bool)

@@ -15,11 +15,9 @@ import pandas as pd
 from costfs.core.costs import FeatureCosts
 from costfs.core.validation import check_budgets, check_positive_integer
 from costfs.methods import load_method
+from costfs.methods._tuning import tuning_grid
 from costfs.study.aggregation import choose_strategies
 from costfs.study.evaluation import evaluate_feature_sets
-
-DEFAULT_XI_GRID = (0.0, 0.5, 1.0, 2.0)
-"""The ξ grid tuned over when none is given: the default study's."""
 
 
 def select_once(
@@ -43,11 +41,11 @@ def select_once(
     shared-cost groups) and `oob_mmce`, the OOB error of an `n_trees`-tree Random Forest
     refit on it.
 
-    `value` is a number, or "tuned": the value of `grid` (ξ: `DEFAULT_XI_GRID`, another
-    hyperparameter: the method's default grid) whose set has the lowest refit OOB error, ties
-    to the lower cost, then the lower value. With the same `seed` and a number, the features
-    are those of the method's selector fit with `random_state=seed`. `parameters` are the
-    method's own (its declared defaults otherwise).
+    `value` is a number, or "tuned": the value of `grid` (by default `tuning_grid`: ξ's
+    `XI_TUNING_GRID`, another hyperparameter's own grid) whose set has the lowest refit OOB
+    error, ties to the lower cost, then the lower value. With the same `seed`, the features are
+    those of the method's selector fit with `random_state=seed` (the selector tunes the same
+    way). `parameters` are the method's own (its declared defaults otherwise).
     """
     costs = FeatureCosts.of(costs)
     budgets = check_budgets(budgets)
@@ -57,8 +55,7 @@ def select_once(
     if hyperparameter is None:
         values = []
     elif value == "tuned":
-        default = DEFAULT_XI_GRID if hyperparameter.name == "xi" else hyperparameter.grid
-        values = [float(v) for v in (grid if grid is not None else default)]
+        values = [float(v) for v in (grid if grid is not None else tuning_grid(hyperparameter))]
     else:
         values = [float(value)]
     progress(f"{method}: selection for {len(budgets)} budget(s) x {max(len(values), 1)} value(s)")
