@@ -11,10 +11,10 @@ from sklearn.datasets import load_wine
 
 import costfs
 from costfs import cli
-from costfs.cli.select import suggested_budgets
 from costfs.core.costs import FeatureCosts
 from costfs.core.validation import DataError
 from costfs.methods import load_method
+from costfs.study.budgets import budget_breakpoints
 from costfs.study.plan import Study
 from costfs.study.realdata import costs_from_table
 from tests.test_study import with_defaults
@@ -251,8 +251,36 @@ def test_select_command_names_a_missing_file(tmp_path, caplog):
 
 def test_suggested_budgets_are_positive_with_free_features():
     free = FeatureCosts.ungrouped(np.array([0.0, 0.0, 2.0, 4.0]))
-    assert suggested_budgets(free) == [2.0, 3.0]
-    assert suggested_budgets(FeatureCosts.ungrouped(np.zeros(3))) == [1.0]
+    assert budget_breakpoints(free, list("abcd")) == [(2.0, "the cheapest item, c")]
+    assert budget_breakpoints(FeatureCosts.ungrouped(np.zeros(3)), list("abc")) == [
+        (1.0, "every feature is free")
+    ]
+
+
+def test_suggested_budgets_follow_the_questionnaire_the_blood_draw_and_the_scan():
+    """Six one-minute questionnaire items, three blood tests (5 each) sharing a draw (20) and
+    a scan (300): the cheapest 1, 2, 3 and 5 items, the whole draw, the scan alone."""
+    names = [f"q{k}" for k in range(6)] + ["glucose", "insulin", "lipids", "mri"]
+    costs = FeatureCosts.grouped(
+        np.array([1.0] * 6 + [5.0, 5.0, 5.0, 300.0]),
+        [None] * 6 + ["blood"] * 3 + [None],
+        {"blood": 20.0},
+    )
+    breakpoints = dict(budget_breakpoints(costs, names))
+    assert list(breakpoints) == [1.0, 2.0, 3.0, 5.0, 35.0, 300.0]
+    assert breakpoints[35.0] == "group blood (glucose, insulin, lipids) alone"
+    assert breakpoints[300.0] == "mri alone"
+    assert breakpoints[5.0] == "the 5 cheapest items (up to q4)"
+
+
+def test_suggested_budgets_are_five_to_eight_below_the_total(rng):
+    own = np.round(rng.uniform(0.1, 1.0, 30), 2)
+    costs = FeatureCosts.ungrouped(own)
+    budgets = [budget for budget, _ in budget_breakpoints(costs, [f"f{j}" for j in range(30)])]
+    assert 5 <= len(budgets) <= 8 and budgets == sorted(set(budgets))
+    assert budgets[-1] < own.sum() and budgets[0] >= own.min()
+    cheapest = np.sort(own)
+    assert np.isclose(budgets[0], cheapest[0]) and budgets[1] >= cheapest[:2].sum()
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ from costfs.core.progress import shown_on as progress_shown_on
 from costfs.core.tabular import encode_levels
 from costfs.methods import load_method, method_names
 from costfs.study import realdata, single_run
+from costfs.study.budgets import budget_breakpoints
 
 log = logging.getLogger("costfs")
 
@@ -132,7 +133,9 @@ FORWARD_SELECTION_MAX_FEATURES = 50
 def init_study(args) -> None:
     X, _, names, _, costs = _read_problem(args)
     name = args.name or Path(args.data).name.split(".")[0]
-    budgets = suggested_budgets(costs)
+    breakpoints = budget_breakpoints(costs, names)
+    budgets = [budget for budget, _ in breakpoints]
+    reasons = "".join(f"      #   {budget:g}: {why}\n" for budget, why in breakpoints)
     total = costs.total(np.arange(costs.n_features))
     # The shared costs given on the command line; those in the costs file stay there.
     flagged = dict(args.group_costs)
@@ -167,9 +170,9 @@ real_data:
       path: {json.dumps(str(args.data))}
       costs: {json.dumps(str(args.costs))}
 {group_costs}{marks}      target: {json.dumps(args.target)}
-{positive_class}      # Suggested from the costs (total {total:.4g}, cheapest paid {cheapest:.4g}):
-      # about 10%, 25% and 50% of the total cost.
-      budgets: {json.dumps(budgets)}
+{positive_class}      # Suggested where what a budget buys changes (total cost {total:.4g},
+      # cheapest paid feature {cheapest:.4g}); edit to the budgets you consider:
+{reasons}      budgets: {json.dumps(budgets)}
 
 xi_grid: [0, 0.5, 1, 2]
 strategies: [agnostic, simple, tuned]
@@ -182,15 +185,6 @@ methods:
   # More: {others} (see config/README.md)
 """
     )
-
-
-def suggested_budgets(costs: FeatureCosts) -> list[float]:
-    """About 10%, 25% and 50% of the total cost, each at least the cheapest feature with a
-    cost (free features fit any budget), rounded to two significant digits."""
-    total = costs.total(np.arange(costs.n_features))
-    cheapest = cheapest_paid(costs)
-    budgets = sorted({float(f"{max(share * total, cheapest):.2g}") for share in (0.1, 0.25, 0.5)})
-    return budgets
 
 
 def cheapest_paid(costs: FeatureCosts) -> float:

@@ -1,0 +1,67 @@
+"""Budgets worth studying for a data set's costs: where what a budget buys changes."""
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from costfs.core.costs import NO_GROUP, FeatureCosts
+
+MAX_BUDGETS = 8
+"""At most this many suggested budgets (each adds a selection and evaluation per method)."""
+
+
+def _rounded_up(value: float) -> float:
+    """`value` up to three significant digits: a set costing `value` fits the budget."""
+    if value <= 0:
+        return value
+    step = 10.0 ** (math.floor(math.log10(value)) - 2)
+    return float(f"{math.ceil(value / step - 1e-9) * step:.3g}")
+
+
+def budget_breakpoints(costs: FeatureCosts, names: Sequence[str]) -> list[tuple[float, str]]:
+    """The costs at which what a budget buys changes, each with why (ascending, below the
+    total cost): the cumulative prices of the cheapest items (a feature, or a shared-cost
+    group with all its features) at 1, 2, 3, 5, 8, ... items; each group's whole price; and
+    each expensive item (over three times the median item's price) alone. At most
+    `MAX_BUDGETS`: the groups' and the expensive items' first, then cumulative ones evenly."""
+    total = costs.total(np.arange(costs.n_features))
+    items = []
+    for j in np.flatnonzero(costs.group == NO_GROUP):
+        if costs.own[j] > 0:
+            items.append((float(costs.own[j]), str(names[j])))
+    for g, group_name in enumerate(costs.group_names):
+        members = np.flatnonzero(costs.group == g)
+        if members.size:
+            label = f"group {group_name} ({', '.join(str(names[j]) for j in members)})"
+            items.append((costs.total(members), label))
+    items.sort()
+    if not items:
+        return [(1.0, "every feature is free")]
+    median = float(np.median([price for price, _ in items]))
+    special = [
+        (price, f"{label} alone")
+        for price, label in items
+        if label.startswith("group ") or price > 3 * median
+    ]
+    cumulative = []
+    spent, counts = 0.0, {1, 2, 3, 5, 8, 13, 21, 34, 55, 89}
+    for k, (price, label) in enumerate(items, start=1):
+        spent += price
+        if k in counts:
+            bought = label if k == 1 else f"the {k} cheapest items (up to {label})"
+            cumulative.append((spent, bought if k > 1 else f"the cheapest item, {label}"))
+    candidates: dict[float, str] = {}
+    for cost, why in special + cumulative:
+        budget = _rounded_up(cost)
+        if budget < total - 1e-9 and budget not in candidates:
+            candidates[budget] = why
+    chosen = {budget: candidates[budget] for budget in sorted(candidates)}
+    if len(chosen) > MAX_BUDGETS:
+        kept = {_rounded_up(cost) for cost, _ in special} & set(chosen)
+        kept = set(sorted(kept)[: MAX_BUDGETS - 2])
+        rest = [budget for budget in chosen if budget not in kept]
+        picks = np.linspace(0, len(rest) - 1, MAX_BUDGETS - len(kept)).round().astype(int)
+        kept |= {rest[i] for i in picks}
+        chosen = {budget: chosen[budget] for budget in sorted(kept)}
+    return list(chosen.items()) or [(_rounded_up(items[0][0]), f"the cheapest item, {items[0][1]}")]
