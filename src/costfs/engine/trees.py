@@ -57,6 +57,13 @@ class GrownTree:
         return self.tree.predict(X[:, self.columns])
 
 
+def refit_seed(seed_parts: tuple, features: tuple[int, ...]) -> int:
+    """The seed of the Random Forest refit on the sorted set `features` in a run seeded by
+    `seed_parts`: from the set itself, so a set gets the same forest wherever it is selected
+    (the study's evaluation, `costfs select`, a selector's tuning)."""
+    return derive_seed(*seed_parts, "evaluate", features)
+
+
 def tree_seeds(seed: int, n_trees: int) -> np.ndarray:
     return np.array([derive_seed(seed, "tree", i) for i in range(n_trees)], dtype=np.uint32)
 

@@ -43,8 +43,9 @@ def smallest_c(X: np.ndarray, y: np.ndarray) -> float:
 
 
 def l1_supports(X: np.ndarray, y: np.ndarray, Cs, *, random_state: int = 0) -> Iterator[np.ndarray]:
-    """The support (bool per column) of the L1 logistic regression on X at each C of `Cs`, in
-    that order, fit when asked for (a caller may stop early).
+    """The distinct non-empty supports (bool per column) of the L1 logistic regression on X
+    along `Cs`, in that order, each the first time it appears; fit when asked for (a caller
+    may stop early).
 
     For K > 2 classes the model is the multinomial L1 logistic regression (saga, each fit
     starting from the previous C's coefficients), and a column is in the support when any
@@ -54,6 +55,7 @@ def l1_supports(X: np.ndarray, y: np.ndarray, Cs, *, random_state: int = 0) -> I
 
     multinomial = class_count(y) > 2
     model = None
+    seen: list[np.ndarray] = []
     with warnings.catch_warnings():
         # saga stops at max_iter on separable data at large C, where the support is (nearly)
         # full either way.
@@ -65,4 +67,7 @@ def l1_supports(X: np.ndarray, y: np.ndarray, Cs, *, random_state: int = 0) -> I
                 model = l1_logistic(C, random_state=random_state, solver="saga", warm_start=True)
             else:
                 model.set_params(C=C)
-            yield (model.fit(X, y).coef_ != 0).any(axis=0)
+            support = (model.fit(X, y).coef_ != 0).any(axis=0)
+            if support.any() and not any(np.array_equal(support, other) for other in seen):
+                seen.append(support)
+                yield support

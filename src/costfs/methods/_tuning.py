@@ -6,8 +6,7 @@ the lowest OOB error wins (ties: the lower cost, then the lower value)."""
 from collections.abc import Sequence
 
 from costfs.core.costs import FeatureCosts
-from costfs.core.seeds import derive_seed
-from costfs.engine.trees import refit_errors
+from costfs.engine.trees import refit_errors, refit_seed
 
 TUNED = "tuned"
 """The hyperparameter value that asks for tuning."""
@@ -25,13 +24,13 @@ def tuning_grid(hyperparameter) -> tuple[float, ...]:
 
 
 def refit_oob_error(X, y, features: tuple[int, ...], *, seed: int, n_trees: int, n_jobs: int):
-    """OOB error of the Random Forest refit on `features`, seeded from (seed, the sorted set) as
-    the study's evaluation seeds it (`costfs.study.evaluation.evaluate_feature_sets`)."""
+    """OOB error of the Random Forest refit on `features`, seeded as the study's evaluation
+    seeds it (`refit_seed`)."""
     oob, _ = refit_errors(
         X[:, list(features)],
         y,
         n_trees=n_trees,
-        seed=derive_seed(seed, "evaluate", features),
+        seed=refit_seed((seed,), features),
         n_jobs=n_jobs,
     )
     return oob

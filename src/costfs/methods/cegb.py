@@ -31,7 +31,6 @@ import numpy as np
 from costfs.core.costs import FeatureCosts
 from costfs.core.extras import import_optional
 from costfs.core.seeds import derive_seed
-from costfs.engine.forest import class_count
 from costfs.methods._base import Method, Parameter, Selection, integer, number
 from costfs.methods._bcr import BUDGET_TOLERANCE
 
@@ -47,7 +46,6 @@ class UsedFeatures:
         self.lightgbm = import_optional("lightgbm", extra="related", needed_by="method cegb")
         self.X = np.asarray(X, dtype=float)
         self.y = np.asarray(y)
-        self.n_classes = class_count(self.y)
         self.penalties = FeatureCosts.of(costs).standalone().tolist()
         self.model = dict(
             n_estimators=int(n_estimators),

@@ -78,8 +78,7 @@ def cost_weighted_path(
     supports: list[np.ndarray] = []
     for support in l1_supports(scaled, y, Cs, random_state=seed % 2**31):
         features = np.flatnonzero(support)
-        if features.size and not any(np.array_equal(features, seen) for seen in supports):
-            supports.append(features)
+        supports.append(features)
         if features.size == X.shape[1] or costs.total(features) > max_cost + BUDGET_TOLERANCE:
             break
     return supports

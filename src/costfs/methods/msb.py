@@ -56,10 +56,7 @@ def l1_path_supports(X: np.ndarray, y: np.ndarray, *, path_length: int = 100) ->
     order of increasing C (as rows of a bool matrix: row i marks the features of support i)."""
     X = standardised(X)
     Cs = smallest_c(X, y) * np.logspace(0, L1_PATH_DECADES, path_length)
-    supports = []
-    for support in l1_supports(X, y, Cs):
-        if support.any() and not any(np.array_equal(support, seen) for seen in supports):
-            supports.append(support)
+    supports = list(l1_supports(X, y, Cs))
     return np.array(supports, dtype=bool).reshape(len(supports), X.shape[1])
 
 

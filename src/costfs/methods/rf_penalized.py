@@ -112,7 +112,8 @@ def grow_forest(
     weights = np.zeros((n_trees, n_rows))
     samples = np.empty((n_trees, n_rows), dtype=np.int64)
     # A level's nodes: tree, range of the tree's `samples`, and the node's number in its tree.
-    size = n_trees * (2 * n_rows + 1)
+    # A level's nodes of one tree hold disjoint, non-empty parts of its sample.
+    size = n_trees * n_rows
     level = np.empty((size, 4), dtype=np.int64)
     following = np.empty((size, 4), dtype=np.int64)
     n_level = 0

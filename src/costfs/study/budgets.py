@@ -26,31 +26,28 @@ def budget_breakpoints(costs: FeatureCosts, names: Sequence[str]) -> list[tuple[
     each expensive item (over three times the median item's price) alone. At most
     `MAX_BUDGETS`: the groups' and the expensive items' first, then cumulative ones evenly."""
     total = costs.total(np.arange(costs.n_features))
-    items = []
+    items = []  # (price, label, is a group)
     for j in np.flatnonzero(costs.group == NO_GROUP):
         if costs.own[j] > 0:
-            items.append((float(costs.own[j]), str(names[j])))
+            items.append((float(costs.own[j]), str(names[j]), False))
     for g, group_name in enumerate(costs.group_names):
         members = np.flatnonzero(costs.group == g)
         if members.size:
             label = f"group {group_name} ({', '.join(str(names[j]) for j in members)})"
-            items.append((costs.total(members), label))
+            items.append((costs.total(members), label, True))
     items.sort()
     if not items:
         return [(1.0, "every feature is free")]
-    median = float(np.median([price for price, _ in items]))
+    median = float(np.median([price for price, _, _ in items]))
     special = [
-        (price, f"{label} alone")
-        for price, label in items
-        if label.startswith("group ") or price > 3 * median
+        (price, f"{label} alone") for price, label, group in items if group or price > 3 * median
     ]
-    cumulative = []
-    spent, counts = 0.0, {1, 2, 3, 5, 8, 13, 21, 34, 55, 89}
-    for k, (price, label) in enumerate(items, start=1):
+    cumulative = [(items[0][0], f"the cheapest item, {items[0][1]}")]
+    spent = items[0][0]
+    for k, (price, label, _) in enumerate(items[1:], start=2):
         spent += price
-        if k in counts:
-            bought = label if k == 1 else f"the {k} cheapest items (up to {label})"
-            cumulative.append((spent, bought if k > 1 else f"the cheapest item, {label}"))
+        if k in (2, 3, 5, 8, 13, 21, 34, 55, 89):
+            cumulative.append((spent, f"the {k} cheapest items (up to {label})"))
     candidates: dict[float, str] = {}
     for cost, why in special + cumulative:
         budget = _rounded_up(cost)
@@ -64,4 +61,4 @@ def budget_breakpoints(costs: FeatureCosts, names: Sequence[str]) -> list[tuple[
         picks = np.linspace(0, len(rest) - 1, MAX_BUDGETS - len(kept)).round().astype(int)
         kept |= {rest[i] for i in picks}
         chosen = {budget: chosen[budget] for budget in sorted(kept)}
-    return list(chosen.items()) or [(_rounded_up(items[0][0]), f"the cheapest item, {items[0][1]}")]
+    return list(chosen.items()) or [(_rounded_up(cumulative[0][0]), cumulative[0][1])]

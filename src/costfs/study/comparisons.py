@@ -5,10 +5,10 @@ with a region of practical equivalence for the pairs the findings discuss.
 
 The blocks are the real problems: a problem's figure for a method is its test MMCE at the
 method's best strategy (tuned, else fixed; the caller passes those rows) averaged over the
-replicates. Problems have budgets of
-their own, so they are matched by budget level: level 1 is each problem's smallest budget,
-level 2 the next, and so on. A level compares the methods that ran on all of its problems, and
-needs at least `MIN_RANKED_PROBLEMS` problems and 3 methods (the Friedman test's minimum).
+replicates. Problems have budgets of their own, so they are matched by budget level: level 1
+is each problem's smallest budget, level 2 the next, and so on. A level compares the methods
+that ran on all of its problems, and needs at least `MIN_RANKED_PROBLEMS` problems and 3
+methods (the Friedman test's minimum).
 
 Multiple comparisons: the Nemenyi test controls the family-wise error over all pairs of a level
 (its p-values are adjusted by construction); the levels are separate families, each at

@@ -9,8 +9,7 @@ import pandas as pd
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
 from costfs.core.progress import progress_bar
-from costfs.core.seeds import derive_seed
-from costfs.engine.trees import refit_errors
+from costfs.engine.trees import refit_errors, refit_seed
 from costfs.methods._bcr import BUDGET_TOLERANCE
 
 
@@ -68,7 +67,7 @@ def evaluate_feature_sets(
                 None if X_test is None else X_test[:, columns],
                 y_test,
                 n_trees=n_trees,
-                seed=derive_seed(*seed_parts, "evaluate", features),
+                seed=refit_seed(seed_parts, features),
                 n_jobs=n_jobs,
                 engine=engine,
             )
