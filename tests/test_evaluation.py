@@ -22,7 +22,8 @@ def test_empty_set_predicts_the_training_majority(data):
     X, y, X_test, y_test = data
     label = majority_class(y)
     assert label == 0  # P(x > 0.3) < 0.5
-    oob, test = forest_errors(X[:, []], y, X_test[:, []], y_test, n_trees=10, seed=1)
+    oob, test, shares = forest_errors(X[:, []], y, X_test[:, []], y_test, n_trees=10, seed=1)
+    assert (shares[:, label] == 1).all()
     assert oob == pytest.approx(np.mean(y != label))
     assert test == pytest.approx(np.mean(y_test != label))
 
@@ -48,9 +49,11 @@ def test_each_distinct_set_is_evaluated_once_and_seeded_by_the_set(data):
 
 def test_forest_errors_do_not_depend_on_threads(data):
     X, y, X_test, y_test = data
-    assert forest_errors(X, y, X_test, y_test, n_trees=40, seed=3, n_jobs=1) == forest_errors(
-        X, y, X_test, y_test, n_trees=40, seed=3, n_jobs=2
+    one, two = (
+        forest_errors(X, y, X_test, y_test, n_trees=40, seed=3, n_jobs=n_jobs) for n_jobs in (1, 2)
     )
+    assert one[:2] == two[:2]
+    np.testing.assert_array_equal(one[2], two[2])
 
 
 def runs_table():
@@ -189,7 +192,6 @@ def test_numba_refits_agree_with_scikit_learns_forest_within_monte_carlo_error(d
 def test_refits_without_features_predict_the_majority_class_on_every_engine(rng):
     X, y = rng.normal(size=(40, 0)), np.r_[np.zeros(25, dtype=int), np.ones(15, dtype=int)]
     for engine in ("numba", "sklearn"):
-        assert refit_errors(X, y, X[:10], y[-10:], n_trees=5, seed=0, engine=engine) == (
-            15 / 40,
-            1.0,
-        )
+        oob, test, shares = refit_errors(X, y, X[:10], y[-10:], n_trees=5, seed=0, engine=engine)
+        assert (oob, test) == (15 / 40, 1.0)
+        assert (shares[:, 0] == 1).all()

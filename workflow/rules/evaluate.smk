@@ -14,6 +14,7 @@ rule evaluate_selection:
         seed=config["seed"],
         problem=evaluation_parameters,
         n_trees=config["evaluation"]["n_trees"],
+        metrics=" ".join(f"--metrics {metric}" for metric in config["evaluation"]["metrics"]),
         engine=config["engine"],
         # The method's own hook (e.g. BudgetRF's ensemble on the test rows) runs here too.
         code=lambda wildcards: stage_code("evaluate", wildcards.method),
@@ -21,4 +22,4 @@ rule evaluate_selection:
         "costfs evaluate --study-seed {params.seed} --method {wildcards.method}"
         " --problem {wildcards.problem} {params.problem} --train {input.training_data}"
         " --test {input.test_data} --costs {input.costs} --n-trees {params.n_trees}"
-        " --engine {params.engine} --threads {threads} --out {output} 2> {log}"
+        " {params.metrics} --engine {params.engine} --threads {threads} --out {output} 2> {log}"

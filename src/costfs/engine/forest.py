@@ -107,21 +107,40 @@ def forest_errors(
     seed: int,
     n_jobs: int = 1,
     engine: str = "auto",
-) -> tuple[float, float]:
-    """OOB error of a forest on (X, y) and its test error (NaN without test data).
+) -> tuple[float, float, np.ndarray | None]:
+    """OOB error of a forest on (X, y), its test error (NaN without test data) and its class
+    probabilities on the test rows (rows x classes 0..K-1; None without test rows).
 
     With no feature columns the model predicts the training majority class, on the training
     rows (its OOB error) and on the test rows.
     """
     with_test = X_test is not None and y_test is not None
+    n_classes = max(class_count(y), class_count(y_test) if with_test else 2)
     if X.shape[1] == 0:
-        return majority_errors(y, y_test if with_test else None)
+        return (
+            *majority_errors(y, y_test if with_test else None),
+            majority_shares(y, X_test, n_classes),
+        )
     model = random_forest(
         n_trees=n_trees, n_features=X.shape[1], seed=seed, n_jobs=n_jobs, engine=engine
     )
     model.fit(X, y)
-    test = float(np.mean(model.predict(X_test) != y_test)) if with_test else math.nan
-    return 1.0 - float(model.oob_score_), test
+    if not with_test:
+        return 1.0 - float(model.oob_score_), math.nan, None
+    test = float(np.mean(model.predict(X_test) != y_test))
+    shares = np.zeros((len(X_test), n_classes))
+    shares[:, model.classes_] = model.predict_proba(X_test)
+    return 1.0 - float(model.oob_score_), test, shares
+
+
+def majority_shares(y: np.ndarray, X_test: np.ndarray | None, n_classes: int) -> np.ndarray | None:
+    """The class probabilities of the model without features on the test rows: all on the
+    training majority class."""
+    if X_test is None:
+        return None
+    shares = np.zeros((len(X_test), n_classes))
+    shares[:, majority_class(y)] = 1.0
+    return shares
 
 
 @contextmanager

@@ -30,6 +30,7 @@ from costfs.engine.forest import (
     default_mtry,
     forest_errors,
     majority_errors,
+    majority_shares,
     resolve_engine,
 )
 
@@ -281,8 +282,9 @@ def refit_errors(
     seed: int,
     n_jobs: int = 1,
     engine: str = "auto",
-) -> tuple[float, float]:
-    """OOB error of a Random Forest on (X, y) and its test error (NaN without test data), on
+) -> tuple[float, float, np.ndarray | None]:
+    """OOB error of a Random Forest on (X, y), its test error (NaN without test data) and its
+    vote shares on the test rows (rows x classes 0..K-1, None without test data), on
     `resolve_refit_engine(engine)`.
 
     On the numba trees the forest is ranger's: mtry = floor(sqrt(p)), trees grown to purity on
@@ -298,8 +300,12 @@ def refit_errors(
     from costfs.engine.cart import grow_tree_batch, tally_runs
 
     with_test = X_test is not None and y_test is not None
+    n_classes = max(class_count(y), class_count(y_test) if with_test else 2)
     if X.shape[1] == 0:
-        return majority_errors(y, y_test if with_test else None)
+        return (
+            *majority_errors(y, y_test if with_test else None),
+            majority_shares(y, X_test if with_test else None, n_classes),
+        )
     batch = grow_tree_batch(
         X,
         y,
@@ -310,10 +316,10 @@ def refit_errors(
         X_test=X_test if with_test else None,
         n_jobs=n_jobs,
     )
-    n_classes = max(class_count(y), class_count(y_test) if with_test else 2)
     whole_forest = np.zeros(1, dtype=np.int64)
     oob = float(tally_errors(tally_runs(batch.votes, whole_forest, n_classes), y)[0])
     if batch.test_votes is None:  # no test data, or no test rows
-        return oob, math.nan
-    test = tally_errors(tally_runs(batch.test_votes, whole_forest, n_classes), y_test)[0]
-    return oob, float(test)
+        return oob, math.nan, None
+    tallies = tally_runs(batch.test_votes, whole_forest, n_classes)
+    shares = tallies[0] / tallies[0].sum(axis=1, keepdims=True)
+    return oob, float(tally_errors(tallies, y_test)[0]), shares

@@ -26,7 +26,7 @@ def tuning_grid(hyperparameter) -> tuple[float, ...]:
 def refit_oob_error(X, y, features: tuple[int, ...], *, seed: int, n_trees: int, n_jobs: int):
     """OOB error of the Random Forest refit on `features`, seeded as the study's evaluation
     seeds it (`refit_seed`)."""
-    oob, _ = refit_errors(
+    oob, _, _ = refit_errors(
         X[:, list(features)],
         y,
         n_trees=n_trees,

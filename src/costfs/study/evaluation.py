@@ -8,6 +8,7 @@ import pandas as pd
 
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
+from costfs.core.metrics import classification_metrics
 from costfs.core.progress import progress_bar
 from costfs.engine.trees import refit_errors, refit_seed
 from costfs.methods._bcr import BUDGET_TOLERANCE
@@ -49,19 +50,25 @@ def evaluate_feature_sets(
     seed_parts: tuple,
     n_jobs: int = 1,
     engine: str = "auto",
+    metrics: Sequence[str] = (),
 ) -> pd.DataFrame:
-    """One forest per distinct set: its OOB and test error, seeded from the sorted set itself.
+    """One forest per distinct set: its OOB and test error, seeded from the sorted set itself,
+    and `test_<metric>` of each further metric of `costfs.core.metrics.METRICS` on the test
+    data (AUC, Brier score, ...).
 
     Seeding from the set (not from the method or the order of evaluation) gives the same
     numbers for the same set wherever it is selected. Without test data the test error is NaN.
     """
+    further = [metric for metric in metrics if metric != "mmce"]
+    if further and X_test is None:
+        raise ValueError(f"metrics {further} need test data")
     rows = []
     distinct = sorted(set(feature_sets))
     with progress_bar("Random Forest refits", total=len(distinct), unit="forest") as shown:
         for features in distinct:
             columns = list(features)
             started = time.perf_counter()
-            oob, test = refit_errors(
+            oob, test, shares = refit_errors(
                 X[:, columns],
                 y,
                 None if X_test is None else X_test[:, columns],
@@ -76,11 +83,20 @@ def evaluate_feature_sets(
                     "features": features,
                     "oob_mmce": oob,
                     "test_mmce": test,
+                    **{
+                        f"test_{metric}": value
+                        for metric, value in (
+                            classification_metrics(y_test, shares, tuple(further)).items()
+                            if further
+                            else ()
+                        )
+                    },
                     "seconds": time.perf_counter() - started,
                 }
             )
             shown.update(1)
-    return pd.DataFrame(rows, columns=["features", "oob_mmce", "test_mmce", "seconds"])
+    columns = ["features", "oob_mmce", "test_mmce", *(f"test_{m}" for m in further), "seconds"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 RUN_KEYS = [
@@ -121,6 +137,11 @@ def run_table(
         cost=[FeatureCosts.of(costs).total(s) for s in sets],
         oob_mmce=by_set.loc[sets, "oob_mmce"].to_numpy(),
         test_mmce=by_set.loc[sets, "test_mmce"].to_numpy(),
+        **{
+            column: by_set.loc[sets, column].to_numpy()
+            for column in by_set.columns
+            if column.startswith("test_") and column != "test_mmce"
+        },
         engine=engine,
         selection_engine=selection_engine,
         feature_names=[[str(feature_names[j]) for j in s] for s in sets],

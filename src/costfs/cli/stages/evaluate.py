@@ -9,6 +9,7 @@ import pandas as pd
 from costfs.cli import storage
 from costfs.cli.arguments import OUT, STUDY_SEED, THREADS, add_command
 from costfs.core.costs import FeatureCosts
+from costfs.core.metrics import METRICS
 from costfs.engine.forest import engine_for_data
 from costfs.engine.trees import resolve_refit_engine
 from costfs.methods import load_method
@@ -47,6 +48,7 @@ def evaluate_run(args, rep, costs, engine, selection_path, artifacts_path, train
         seed_parts=(args.study_seed, args.dataset, rep),
         n_jobs=args.threads,
         engine=engine,
+        metrics=args.metrics,
     )
     log.info(
         "replicate %d: evaluated %d distinct sets of %d selections with %s in %.2f s",
@@ -98,4 +100,13 @@ def register(commands) -> None:
         (["--costs"], {"required": True}),
         (["--n-trees"], {"type": int, "required": True}),
         (["--engine"], {"default": "auto"}),
+        (
+            ["--metrics"],
+            {
+                "action": "append",
+                "default": [],
+                "choices": [metric for metric in METRICS if metric != "mmce"],
+                "help": "a test metric recorded besides MMCE (repeatable)",
+            },
+        ),
     )
