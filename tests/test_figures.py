@@ -5,9 +5,12 @@ import pandas as pd
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+from costfs.core.costs import FeatureCosts
 from costfs.methods import method_names
 from costfs.study import aggregation, figures
 from costfs.study.aggregation import choose_strategies, summarise
+from costfs.study.findings import best_rows
+from costfs.study.recommendations import recommendations as recommend
 
 BUDGETS = (1, 5)
 XI_GRID = (0.0, 0.5, 1.0, 2.0)
@@ -62,12 +65,35 @@ def assert_readable_image(path, min_bytes=10_000):
     assert np.ptp(pixels[..., :3]) > 0.5, "the image is (nearly) a single colour"
 
 
+def assert_on_canvas(figure):
+    """Everything drawn, text included, lies inside the figure: nothing is cut off."""
+    agg = FigureCanvasAgg(figure)
+    agg.draw()
+    drawn = figure.get_tightbbox(agg.get_renderer())  # inches, what is drawn
+    canvas = figure.bbox_inches
+    assert drawn.x0 >= canvas.x0 and drawn.x1 <= canvas.x1
+    assert drawn.y0 >= canvas.y0 and drawn.y1 <= canvas.y1
+
+
+@pytest.fixture(scope="module")
+def recommendations(runs) -> pd.DataFrame:
+    """The runs' recommendations, where a larger budget buys more features (named f0, f1, ...)."""
+    bought = runs.assign(features=[[0] if budget == 1 else [0, 1, 2] for budget in runs["budget"]])
+    chosen = best_rows(choose_strategies(bought, ["tuned"]))
+    problems = chosen["problem"].unique()
+    return recommend(
+        chosen,
+        {problem: [f"feature_{j}" for j in range(4)] for problem in problems},
+        {problem: FeatureCosts.ungrouped(np.array([0.5, 1.0, 1.5, 2.0])) for problem in problems},
+    )
+
+
 def save(figure, path):
     figure.savefig(path, dpi=80)
     return path
 
 
-def test_every_figure_is_written_as_a_readable_image(runs, summary, tmp_path, rng):
+def test_every_figure_is_written_as_a_readable_image(runs, summary, recommendations, tmp_path, rng):
     sigma = np.eye(12)
     sigma[:4, :4] = 0.6
     np.fill_diagonal(sigma, 1.0)
@@ -83,12 +109,9 @@ def test_every_figure_is_written_as_a_readable_image(runs, summary, tmp_path, rn
         save(figures.mean_rank_figure(summary), tmp_path / "ranks.png"),
         save(
             figures.cost_accuracy_figure(
-                summary,
-                {
-                    "A": pd.DataFrame(
-                        {"cost": [0.5, 1.0, 3.0, 6.0], "oob_mmce": [0.4, 0.3, 0.2, 0.1]}
-                    )
-                },
+                recommendations,
+                "A",
+                pd.DataFrame({"cost": [0.5, 1.0, 3.0, 6.0], "oob_mmce": [0.4, 0.3, 0.2, 0.1]}),
             ),
             tmp_path / "cost_accuracy.png",
         ),
@@ -183,43 +206,60 @@ def test_pareto_areas_per_problem_method_and_strategy(runs):
     assert row["aup_se"] == pytest.approx(np.std(per_rep, ddof=1) / np.sqrt(len(per_rep)))
 
 
-def test_results_table_bolds_the_lowest_mean_of_each_row():
+def test_results_table_bolds_only_the_significantly_best_entry():
     summary = pd.DataFrame(
         {
             "kind": "real",
-            "problem": ["p", "p", "p", "p"],
-            "budget": [1, 1, 1, 1],
-            "method": ["auc", "pfi", "pfi", "boruta"],
-            "strategy": ["tuned", "tuned", "agnostic", "fixed"],
-            "mmce_mean": [0.2, 0.1, 0.05, 0.3],
-            "ci_low": [0.15, 0.08, 0.01, 0.25],
-            "ci_high": [0.25, 0.12, 0.09, 0.35],
+            "problem": ["p", "p", "p", "p", "p"],
+            "budget": [1, 1, 1, 1, 2],
+            "method": ["auc", "pfi", "pfi", "boruta", "auc"],
+            "strategy": ["tuned", "tuned", "agnostic", "fixed", "tuned"],
+            "mmce_mean": [0.2, 0.1, 0.05, 0.3, 0.1],
+            "ci_low": [0.15, 0.08, 0.01, 0.25, 0.05],
+            "ci_high": [0.25, 0.12, 0.09, 0.35, 0.15],
         }
     )
-    table = figures.results_table(summary)
-    header, rule, row = table.strip().splitlines()
+    best = pd.DataFrame({"problem": ["p"], "budget": [1], "method": ["pfi"], "strategy": ["tuned"]})
+    header, rule, first, second = figures.results_table(summary, best).strip().splitlines()
     assert header == "| Problem | Budget | auc | boruta | pfi |"
-    # The agnostic baseline (0.05) is not part of the table, so pfi tuned is the best.
+    # The agnostic baseline (0.05) is not part of the table.
     assert (
-        row == "| p | 1 | 0.200 [0.150, 0.250] | 0.300 [0.250, 0.350] | **0.100 [0.080, 0.120]** |"
+        first
+        == "| p | 1 | 0.200 [0.150, 0.250] | 0.300 [0.250, 0.350] | **0.100 [0.080, 0.120]** |"
     )
+    # Nothing significantly best at budget 2, and a method that did not run there shows "–".
+    assert second == "| p | 2 | 0.100 [0.050, 0.150] | – | – |"
 
 
-def test_results_table_bolds_ties_and_shows_missing_methods(summary):
-    tied = summary.copy()
-    main = tied["strategy"].isin(["tuned", "fixed"]) & (tied["problem"] == "A")
-    tied.loc[main, "mmce_mean"] = 0.1
-    lines = figures.results_table(tied[~((tied["method"] == "msb") & (tied["budget"] == 5))])
-    row = next(line for line in lines.splitlines() if line.startswith("| A | 5 |"))
-    assert row.count("**") == 2 * 3
-    assert "–" in row
-
-
-def test_pareto_area_table_marks_the_best(runs):
+def test_pareto_area_table_has_a_row_per_problem(runs):
     table = figures.pareto_area_table(aggregation.pareto_areas(runs))
     rows = table.strip().splitlines()[2:]
     assert [row.split(" | ")[0] for row in rows] == ["| A", "| D", "| wdbc"]
-    assert all("**" in row for row in rows)
+
+
+def test_the_recommendation_table_names_what_to_buy_and_leaves_out_worse_methods(
+    recommendations,
+):
+    table = figures.recommendation_table(recommendations)
+    assert "### wdbc" in table
+    kept = recommendations[recommendations["verdict"] != "worse"]
+    assert len(kept) < len(recommendations)
+    lines = [line for line in table.splitlines() if line.startswith("| 5 |")]
+    assert len(lines) == (kept["budget"] == 5).sum()
+    assert all("feature_0 (100%), feature_1 (100%), feature_2 (100%)" in line for line in lines)
+
+
+def test_the_cost_accuracy_figure_labels_each_step_and_keeps_its_text_on_the_canvas(
+    recommendations,
+):
+    figure = figures.cost_accuracy_figure(recommendations, "wdbc")
+    assert_on_canvas(figure)
+    texts = [text.get_text() for text in figure.findobj(matplotlib.text.Text)]
+    # Budget 1 buys feature_0; budget 5 adds two more, where it lowers the error.
+    methods = recommendations["method"].unique()
+    assert texts.count("1: +feature_0\n2: +feature_1, feature_2") == len(methods)
+    for method in methods:
+        assert method in texts
 
 
 def test_the_critical_difference_diagram_is_readable_and_keeps_its_text_on_the_canvas(
@@ -234,11 +274,6 @@ def test_the_critical_difference_diagram_is_readable_and_keeps_its_text_on_the_c
     figure = figures.critical_difference_figure(block, 2)
     path = save(figure, tmp_path / "cd.png")
     assert_readable_image(path)
-    agg = FigureCanvasAgg(figure)
-    agg.draw()
-    drawn = figure.get_tightbbox(agg.get_renderer())  # inches, what is drawn
-    canvas = figure.bbox_inches
-    assert drawn.x0 >= canvas.x0 and drawn.x1 <= canvas.x1
-    assert drawn.y0 >= canvas.y0 and drawn.y1 <= canvas.y1
+    assert_on_canvas(figure)
     texts = [text.get_text() for text in figure.findobj(matplotlib.text.Text)]
     assert all(any(method in text for text in texts) for method in methods)

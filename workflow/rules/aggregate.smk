@@ -2,6 +2,7 @@ rule aggregate_results:
     input:
         evaluations=STUDY.evaluations(),
         benchmarks=STUDY.benchmarks(),
+        costs=[f"results/costs/{name}.npz" for name in PROBLEMS],
     output:
         runs="results/runs.parquet",
         summary="results/summary.parquet",
@@ -21,6 +22,11 @@ rule aggregate_results:
             *input.benchmarks,
             "--strategies",
             *config["strategies"],
+            *(
+                argument
+                for name, path in zip(PROBLEMS, input.costs)
+                for argument in ("--costs", f"{name}={path}")
+            ),
             "--out-runs",
             output.runs,
             "--out-summary",
@@ -58,6 +64,25 @@ rule tabulate_findings:
         " --common-methods {params.common_methods} {params.outputs} 2> {log}"
 
 
+rule recommend_features:
+    input:
+        unpack(problem_descriptions),
+        runs="results/runs.parquet",
+    output:
+        "results/recommendations.csv",
+    log:
+        "logs/recommend_features.log",
+    conda:
+        CONDA_ENV
+    params:
+        strategies=" ".join(config["strategies"]),
+        problems=problem_arguments,
+        code=stage_code("aggregate"),
+    shell:
+        "costfs recommend-features --runs {input.runs} --strategies {params.strategies}"
+        " {params.problems} --out {output} 2> {log}"
+
+
 rule describe_problems:
     input:
         unpack(problem_descriptions),
@@ -68,11 +93,7 @@ rule describe_problems:
     conda:
         CONDA_ENV
     params:
-        problems=lambda wildcards, input: " ".join(
-            f"--problem {name} {PROBLEMS[name].kind} {input[name + '_data']}"
-            f" {input[name + '_costs']}"
-            for name in PROBLEMS
-        ),
+        problems=problem_arguments,
         code=stage_code("aggregate"),
     shell:
         "costfs describe-problems {params.problems} --out {output} 2> {log}"

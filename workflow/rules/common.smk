@@ -150,6 +150,22 @@ def problem_descriptions(wildcards):
     return inputs
 
 
+def problem_arguments(wildcards, input):
+    """`--problem NAME KIND DATA COSTS` of every problem, from `problem_descriptions`."""
+    return " ".join(
+        shlex.join(
+            [
+                "--problem",
+                name,
+                problem.kind,
+                input[f"{name}_data"],
+                input[f"{name}_costs"],
+            ]
+        )
+        for name, problem in PROBLEMS.items()
+    )
+
+
 def findings_inputs(wildcards):
     """The runs and timings, and with simulated settings their design (what the selected
     features are made of)."""
@@ -218,6 +234,7 @@ def figure_inputs():
     inputs = {
         "runs": "results/runs.parquet",
         "summary": "results/summary.parquet",
+        "recommendations": "results/recommendations.csv",
         "real_data": [f"results/data/real/{name}/full.npz" for name in sorted(REAL["datasets"])],
     }
     if STUDY.correlated_settings:
@@ -238,17 +255,18 @@ def figure_outputs():
             options["labels"] = output.labels
         if output.subcategory:
             options["subcategory"] = output.subcategory
-        outputs[output.name] = report(
-            directory(path) if output.is_directory else path,
-            caption=f"../report/{output.caption}.rst",
-            category=output.category,
-            **options,
-        )
+        path = directory(path) if output.is_directory else path
+        if output.caption is None:
+            outputs[output.name] = path
+            continue
+        caption = f"../report/{output.caption}.rst"
+        outputs[output.name] = report(path, caption=caption, category=output.category, **options)
     return outputs
 
 
 def figure_arguments(wildcards, input, output):
     arguments = ["--runs", input.runs, "--summary", input.summary]
+    arguments += ["--recommendations", input.recommendations]
     if input.real_data:
         arguments += ["--real-data", *input.real_data]
     if input.get("design"):
@@ -269,5 +287,6 @@ def final_outputs():
         *(str(path) for path in figure_outputs().values()),
         *(f"results/findings/{name}.csv" for name in FINDING_TABLES),
         "results/findings/problems.csv",
+        "results/recommendations.csv",
         *(f"results/schedules/{method}.parquet" for method in STUDY.schedule_methods()),
     ]

@@ -1,10 +1,12 @@
 """Aggregation (RF paper, sections 3.4-3.5): strategies, Monte Carlo summaries, ranks and the
 area under the cost-accuracy Pareto curve."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+
+from costfs.study.stability import stability_table
 
 STRATEGY_VALUES = {"agnostic": 0.0, "simple": 1.0}
 """Strategies that fix the BCR hyperparameter xi; `tuned` picks it by OOB error."""
@@ -50,10 +52,17 @@ def choose_strategies(runs: pd.DataFrame, strategies: list[str]) -> pd.DataFrame
     return pd.concat(picked, ignore_index=True)
 
 
+def further_metrics(runs: pd.DataFrame) -> list[str]:
+    """The runs' test metric columns besides MMCE (`test_auc`, ...: the config's
+    `evaluation.metrics`)."""
+    return [c for c in runs.columns if c.startswith("test_") and c != "test_mmce"]
+
+
 def summarise(chosen: pd.DataFrame) -> pd.DataFrame:
-    """Mean MMCE, Monte Carlo SE and 95% CI, mean cost and size per (problem, budget, method,
-    strategy); for real data also the rank per (problem, budget) and the mean rank over the
-    real cells, among the entries that ran on all of them."""
+    """Mean MMCE, Monte Carlo SE and 95% CI, mean cost and size (and the mean of each further
+    test metric) per (problem, budget, method, strategy); for real data also the rank per
+    (problem, budget) and the mean rank over the real cells, among the entries that ran on all
+    of them."""
     group = ["kind", "problem", "budget", "method", "strategy"]
     summary = (
         chosen.groupby(group, sort=True, observed=True)
@@ -64,6 +73,7 @@ def summarise(chosen: pd.DataFrame) -> pd.DataFrame:
             oob_mmce_mean=("oob_mmce", "mean"),
             cost_mean=("cost", "mean"),
             n_selected_mean=("n_selected", "mean"),
+            **{f"{column[5:]}_mean": (column, "mean") for column in further_metrics(chosen)},
         )
         .reset_index()
     )
@@ -93,13 +103,21 @@ def summarise(chosen: pd.DataFrame) -> pd.DataFrame:
     return summary
 
 
+def on_pareto_front(costs: Sequence[float], errors: Sequence[float]) -> np.ndarray:
+    """Whether each point is on the Pareto front: strictly better than every cheaper point
+    (of equal costs, only the lowest error; of equal points, the first)."""
+    points = pd.DataFrame({"cost": np.asarray(costs, float), "error": np.asarray(errors, float)})
+    points = points.sort_values(["cost", "error"], kind="stable")
+    previous_best = points["error"].cummin().shift(fill_value=np.inf)
+    return (points["error"] < previous_best).sort_index().to_numpy()
+
+
 def pareto_front(costs: Sequence[float], errors: Sequence[float]) -> pd.DataFrame:
     """The non-dominated points, by increasing cost: each is strictly better than every cheaper
     point (a model schedule in the msB paper's sense)."""
     points = pd.DataFrame({"cost": np.asarray(costs, float), "error": np.asarray(errors, float)})
-    points = points.sort_values(["cost", "error"], kind="stable")
-    previous_best = points["error"].cummin().shift(fill_value=np.inf)
-    return points[points["error"] < previous_best].reset_index(drop=True)
+    front = points[on_pareto_front(points["cost"], points["error"])]
+    return front.sort_values(["cost", "error"], kind="stable").reset_index(drop=True)
 
 
 def area_under_pareto_curve(
@@ -164,11 +182,19 @@ def combine_runs(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
-def summary_table(runs: pd.DataFrame, strategies: Sequence[str]) -> pd.DataFrame:
-    """`summary.parquet`: `summarise` of the strategies' rows with the Pareto areas."""
+def summary_table(
+    runs: pd.DataFrame, strategies: Sequence[str], n_features: Mapping[str, int]
+) -> pd.DataFrame:
+    """`summary.parquet`: `summarise` of the strategies' rows with the Pareto areas and the
+    selections' stability over the replicates (`n_features` per problem)."""
     chosen = choose_strategies(runs, list(strategies))
-    return summarise(chosen).merge(
-        pareto_areas(runs, strategies).drop(columns="n_runs"),
-        on=["kind", "problem", "method", "strategy"],
-        how="left",
+    keys = ["kind", "problem", "budget", "method", "strategy"]
+    return (
+        summarise(chosen)
+        .merge(
+            pareto_areas(runs, strategies).drop(columns="n_runs"),
+            on=["kind", "problem", "method", "strategy"],
+            how="left",
+        )
+        .merge(stability_table(chosen, n_features), on=keys, how="left")
     )

@@ -20,8 +20,8 @@ class FigureOutput:
     draw: str
     """The function of `costfs.study.figures` giving the output's files from (runs, summary,
     inputs): {"": content} for a file, {file name: content} for a directory."""
-    caption: str
-    """The report caption, `workflow/report/<caption>.rst`."""
+    caption: str | None
+    """The report caption, `workflow/report/<caption>.rst`; None: not in the report."""
     category: str = "Figures"
     subcategory: str | None = None
     needs: tuple[str, ...] = ()
@@ -37,13 +37,18 @@ class FigureOutput:
 
 
 FIGURE_OUTPUTS = (
-    FigureOutput("table", "results.md", "results_files", "results_table", category="Results table"),
+    FigureOutput("table", "results.md", "results_files", None),
+    FigureOutput(
+        "table_html", "results.html", "results_html_files", "results_table", category="Results"
+    ),
     FigureOutput(
         "cost_accuracy",
-        "cost_accuracy.png",
+        "cost_accuracy",
         "cost_accuracy_files",
         "cost_accuracy",
-        subcategory="Cost-accuracy curves",
+        subcategory="What to buy: cost against error",
+        patterns=("{problem}.png",),
+        labels={"problem": "{problem}"},
     ),
     FigureOutput(
         "xi_curves",

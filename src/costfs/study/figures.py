@@ -9,6 +9,7 @@ interactive backend is involved; the caller saves them with `Figure.savefig`.
 import contextlib
 import functools
 import math
+import textwrap
 from collections.abc import Mapping
 
 import matplotlib
@@ -19,12 +20,13 @@ import seaborn as sns
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
-from matplotlib.ticker import MaxNLocator, NullLocator
+from matplotlib.ticker import MaxNLocator
 
 from costfs.methods import load_method, method_names
 from costfs.methods._base import stable_colour
 from costfs.study.aggregation import (
     choose_strategies,
+    on_pareto_front,
     pareto_areas,
     pareto_front,
     summarise,
@@ -546,76 +548,107 @@ def critical_difference_figure(block: pd.DataFrame, level: int) -> Figure:
 
 @_styled
 def cost_accuracy_figure(
-    summary: pd.DataFrame, schedules: Mapping[str, pd.DataFrame] | None = None
+    recommendations: pd.DataFrame, problem: str, schedule: pd.DataFrame | None = None
 ) -> Figure:
-    """Per problem, each method's mean test MMCE (with 95% CI) against its mean selected cost,
-    one point per budget (tuned or fixed strategy), on a log cost axis ticked at the budgets.
-    A model schedule (table with `cost` and `test_mmce` or `oob_mmce`, e.g. msB's) given for a
-    problem in `schedules` is drawn as its Pareto staircase."""
-    rows = summary[summary["strategy"].isin(_MAIN_STRATEGIES)]
+    """One panel per method: its Pareto front over the budgets of what to buy against what it
+    costs and the error it gives. A point is a budget's recommended set (x: its true cost, y:
+    the method's mean test MMCE there with its 95% interval); the front keeps each point
+    strictly better than every cheaper one, and each step is labelled with the features it
+    adds. Every method's front is drawn in grey behind each panel, for comparison. A model
+    schedule (a table with `cost` and `test_mmce` or `oob_mmce`, e.g. msB's) is drawn in its
+    method's panel as a dashed staircase."""
+    rows = recommendations[recommendations["problem"] == problem]
     if rows.empty:
-        raise ValueError("no tuned or fixed rows in the summary")
-    schedules = schedules or {}
-    problems = list(
-        dict.fromkeys(rows.sort_values(["kind", "problem"], ascending=[False, True])["problem"])
-    )
+        raise ValueError(f"no recommendations for problem {problem!r}")
     methods = method_order(rows["method"].unique())
-    n_columns = min(4, math.ceil(math.sqrt(len(problems))))
-    n_rows = math.ceil(len(problems) / n_columns)
-    figure = Figure(figsize=(4.2 * n_columns, 3.4 * n_rows + 0.9), layout="constrained")
-    axes = figure.subplots(n_rows, n_columns, squeeze=False).ravel()
-    for ax in axes[len(problems) :]:
+    fronts = {method: _recommended_front(rows[rows["method"] == method]) for method in methods}
+    n_columns = min(4, len(methods))
+    n_rows = math.ceil(len(methods) / n_columns)
+    figure = Figure(figsize=(3.8 * n_columns, 3.1 * n_rows + 0.8), layout="constrained")
+    axes = figure.subplots(n_rows, n_columns, squeeze=False, sharex=True, sharey=True).ravel()
+    for ax in axes[len(methods) :]:
         ax.set_visible(False)
-    for ax, problem in zip(axes, problems, strict=False):
-        in_problem = rows[rows["problem"] == problem]
-        for method in methods:
-            curve = in_problem[in_problem["method"] == method].sort_values("budget")
-            if curve.empty:
-                continue
-            ax.errorbar(
-                curve["cost_mean"],
-                curve["mmce_mean"],
-                yerr=[curve["mmce_mean"] - curve["ci_low"], curve["ci_high"] - curve["mmce_mean"]],
-                color=method_colour(method),
-                marker="o",
-                markersize=4,
-                capsize=2,
-                linewidth=1.5,
-                alpha=0.9,
-            )
-        costs = in_problem["cost_mean"]
-        if problem in schedules:
-            costs = pd.concat([costs, _draw_schedule(ax, schedules[problem])["cost"]])
-        # Budgets usually grow geometrically (1, 2, 5, 10, 30): a log axis spaces them evenly,
-        # and its only ticks and grid lines are the budgets.
-        budgets = sorted(in_problem["budget"].unique())
-        ax.set_xscale("log")
-        ax.set_xticks(budgets, [f"{budget:g}" for budget in budgets])
-        ax.xaxis.set_minor_locator(NullLocator())
-        ax.set_xlim(costs[costs > 0].min() / 1.25, max(budgets[-1], costs.max()) * 1.25)
-        ax.set_title(_problem_title(rows, problem))
-        ax.set_xlabel("mean selected cost (ticks: budgets)")
-        ax.set_ylabel("test MMCE")
-    handles = [Line2D([], [], color=method_colour(m), marker="o", label=m) for m in methods]
-    if schedules:
-        handles.append(
-            Line2D(
-                [],
-                [],
-                color="black",
-                linestyle="--",
-                drawstyle="steps-post",
-                label="model schedule (Pareto front)",
-            )
+    largest = max(rows["cost"].max(), rows["budget"].max())
+    top = rows["ci_high"].max()
+    for ax, method in zip(axes, methods, strict=False):
+        for other, front in fronts.items():
+            if other != method:
+                ax.step(front["cost"], front["test_mmce"], where="post", color="0.85", lw=1)
+        front = fronts[method]
+        colour = method_colour(method)
+        ax.step(front["cost"], front["test_mmce"], where="post", color=colour, lw=2)
+        ax.errorbar(
+            front["cost"],
+            front["test_mmce"],
+            yerr=[front["test_mmce"] - front["ci_low"], front["ci_high"] - front["test_mmce"]],
+            color=colour,
+            fmt="o",
+            markersize=4,
+            capsize=2,
         )
-    figure.legend(
-        handles=handles,
-        loc="outside lower center",
-        ncols=min(len(handles), 6),
-        frameon=False,
+        # The steps are numbered at their points and listed at the panel's top, where the
+        # error is rarely drawn: labels at the points would overlap where steps are close.
+        steps = []
+        for step, (cost, error, added) in enumerate(
+            front[["cost", "test_mmce", "added"]].itertuples(index=False), start=1
+        ):
+            ax.annotate(
+                str(step),
+                (cost, error),
+                xytext=(3, 3),
+                textcoords="offset points",
+                fontsize=8,
+                fontweight="bold",
+                color=colour,
+            )
+            steps.append(textwrap.fill(f"{step}: {added}", width=46, subsequent_indent="    "))
+        ax.text(
+            0.03,
+            0.97,
+            "\n".join(steps),
+            transform=ax.transAxes,
+            va="top",
+            fontsize=7,
+            color="0.15",
+            clip_on=True,
+            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1},
+        )
+        if method == "msb" and schedule is not None:
+            _draw_schedule(ax, schedule)
+        ax.set_title(method, color=colour, fontsize=11)
+        ax.set_xlim(-0.03 * largest, largest * 1.05)
+        # Room above the curves for the list of steps.
+        ax.set_ylim(
+            min(0.0, rows["ci_low"].min()), top + 0.6 * (top - min(0.0, rows["ci_low"].min()))
+        )
+    for ax in axes[(n_rows - 1) * n_columns :]:
+        ax.set_xlabel("cost of the features to buy")
+    for ax in axes[::n_columns]:
+        ax.set_ylabel("test MMCE")
+    figure.suptitle(
+        f"{_problem_title(rows, problem)}: error against the cost of the features to buy\n"
+        "(each method's best trade-offs over the budgets; numbered steps list the features added)",
+        fontsize=11,
     )
-    figure.suptitle("Test MMCE against selected cost over the budgets")
     return figure
+
+
+def _recommended_front(rows: pd.DataFrame, shown: int = 2) -> pd.DataFrame:
+    """A method's recommendations on the Pareto front of test MMCE against cost, by cost, with
+    `added`: the names of the features each step adds (the first `shown`, then how many
+    more)."""
+    front = rows[on_pareto_front(rows["cost"], rows["test_mmce"])]
+    front = front.sort_values(["cost", "test_mmce"], kind="stable")
+    labels, previous = [], set()
+    for features in front["features"].fillna(""):
+        names = [name for name in features.split("; ") if name]
+        added = [name for name in names if name not in previous]
+        text = "+" + ", ".join(added[:shown]) if added else ""
+        if len(added) > shown:
+            text += f" (+{len(added) - shown})"
+        labels.append(text)
+        previous = set(names)
+    return front.assign(added=labels)
 
 
 def _draw_schedule(ax, schedule: pd.DataFrame) -> pd.DataFrame:
@@ -637,12 +670,19 @@ def _draw_schedule(ax, schedule: pd.DataFrame) -> pd.DataFrame:
 # Markdown tables
 
 
-def results_table(summary: pd.DataFrame, digits: int = 3) -> str:
+def results_table(summary: pd.DataFrame, best: pd.DataFrame | None = None, digits: int = 3) -> str:
     """Markdown: per problem and budget, each method's mean test MMCE with its 95% CI (tuned
-    or fixed strategy), the lowest mean per row in bold."""
+    or fixed strategy); bold only the entries of `best` (rows with the summary's keys, e.g. the
+    recommendations whose verdict is "best"), none when None."""
     rows = summary[summary["strategy"].isin(_MAIN_STRATEGIES)]
+    keys = ["problem", "budget", "method", "strategy"]
+    marked = (
+        pd.MultiIndex.from_frame(best[keys])
+        if best is not None
+        else pd.MultiIndex.from_tuples([], names=keys)
+    )
     cells = rows.assign(
-        value=rows["mmce_mean"],
+        bold=pd.MultiIndex.from_frame(rows[keys]).isin(marked),
         text=[
             f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
             for mean, low, high in zip(
@@ -650,28 +690,24 @@ def results_table(summary: pd.DataFrame, digits: int = 3) -> str:
             )
         ],
     )
-    return _markdown_best_table(cells, ["problem", "budget"], ["Problem", "Budget"], digits)
+    return _markdown_method_table(cells, ["problem", "budget"], ["Problem", "Budget"])
 
 
 def pareto_area_table(areas: pd.DataFrame, digits: int = 3) -> str:
-    """Markdown: per problem, each method's mean AUP ± SE (tuned or fixed strategy), the lowest
-    per row in bold."""
+    """Markdown: per problem, each method's mean AUP ± SE (tuned or fixed strategy)."""
     rows = areas[areas["strategy"].isin(_MAIN_STRATEGIES)]
     cells = rows.assign(
-        value=rows["aup_mean"],
+        bold=False,
         text=[
             f"{mean:.{digits}f} ± {se:.{digits}f}"
             for mean, se in zip(rows["aup_mean"], rows["aup_se"], strict=True)
         ],
     )
-    return _markdown_best_table(cells, ["problem"], ["Problem"], digits)
+    return _markdown_method_table(cells, ["problem"], ["Problem"])
 
 
-def _markdown_best_table(
-    cells: pd.DataFrame, keys: list[str], headers: list[str], digits: int
-) -> str:
-    """One row per `keys`, one column per method; bold where `value`, rounded as shown, is the
-    row's minimum (ties all bold)."""
+def _markdown_method_table(cells: pd.DataFrame, keys: list[str], headers: list[str]) -> str:
+    """One row per `keys`, one column per method, each cell its `text`, in bold where `bold`."""
     cells = cells.sort_values(["kind", *keys], ascending=[False] + [True] * len(keys))
     methods = method_order(cells["method"].unique())
     lines = [
@@ -679,18 +715,57 @@ def _markdown_best_table(
         "|" + "---|" * len(headers) + "---:|" * len(methods),
     ]
     for key, row in cells.groupby(keys, sort=False):
-        shown = row["value"].round(digits)
-        best = shown.min()
-        texts = dict(
-            zip(
-                row["method"],
-                [f"**{t}**" if v == best else t for t, v in zip(row["text"], shown, strict=True)],
-                strict=True,
-            )
-        )
+        texts = {
+            method: f"**{text}**" if bold else text
+            for method, text, bold in zip(row["method"], row["text"], row["bold"], strict=True)
+        }
         key_texts = [f"{k:g}" if isinstance(k, (int, float, np.number)) else str(k) for k in key]
         lines.append("| " + " | ".join(key_texts + [texts.get(m, "–") for m in methods]) + " |")
     return "\n".join(lines) + "\n"
+
+
+def recommendation_table(recommendations: pd.DataFrame, digits: int = 3, shown: int = 10) -> str:
+    """Markdown: per problem and budget, the methods not significantly worse than the lowest
+    error (`costfs.study.recommendations`), lowest first: the features to buy with the share
+    of replicates that selected each (the first `shown`), their cost, the test MMCE with its
+    95% interval, the selections' stability and the verdict."""
+    kept = recommendations[recommendations["verdict"] != "worse"]
+    lines = []
+    for problem, rows in kept.groupby("problem", sort=False):
+        lines += [
+            f"### {problem}",
+            "",
+            "| Budget | Method | Features to buy (share of replicates) | Cost | Test MMCE [95% CI]"
+            " | Stability [95% CI] | Verdict |",
+            "|---:|---|---|---:|---:|---:|---|",
+        ]
+        for row in rows.itertuples(index=False):
+            # An empty set reads back from the CSV as NaN.
+            names = row.features.split("; ") if isinstance(row.features, str) else []
+            shares = str(row.frequencies).split("; ")
+            bought = ", ".join(
+                f"{name} ({float(share):.0%})"
+                for name, share in zip(names[:shown], shares, strict=False)
+            )
+            if len(names) > shown:
+                bought += f", … (+{len(names) - shown})"
+            method = f"**{row.method}**" if row.verdict == "best" else row.method
+            lines.append(
+                f"| {row.budget:g} | {method} | {bought or 'none'} | {row.cost:.4g} "
+                f"| {_interval_text(row.test_mmce, row.ci_low, row.ci_high, digits)} "
+                f"| {_interval_text(row.stability, row.stability_low, row.stability_high, 2)} "
+                f"| {row.verdict} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _interval_text(value: float, low: float, high: float, digits: int) -> str:
+    if np.isnan(value):
+        return "–"
+    if np.isnan(low):
+        return f"{value:.{digits}f}"
+    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
 # The study's figure outputs (`costfs.study.figure_outputs.FIGURE_OUTPUTS` names them): each gives
@@ -722,22 +797,65 @@ def real_comparison_files(runs, summary, inputs):
 
 
 def cost_accuracy_files(runs, summary, inputs):
+    recommendations = inputs["recommendations"]
     # A schedule is one replicate's curve: the first replicate's is drawn per problem.
     schedules = {}
     table = inputs.get("schedules")
     if table is not None:
         first = table[table["rep"] == table["rep"].min()]
         schedules = {problem: rows for problem, rows in first.groupby("problem")}
-    return {"": cost_accuracy_figure(summary, schedules)}
+    return {
+        f"{problem}.png": cost_accuracy_figure(recommendations, problem, schedules.get(problem))
+        for problem in sorted(recommendations["problem"].unique())
+    }
+
+
+RESULTS_INTRODUCTION = """\
+Per problem and budget, what each method recommends buying: the features that at least half of
+the replicates selected (most often selected first, while their cost fits the budget), with the
+share of replicates that selected each. The test MMCE is the method's error over the replicates
+(held-out data, mean and 95% interval). A method is **best** only where a paired test over the
+replicates (Holm-corrected) finds it better than every other; methods significantly worse than
+the lowest error are left out here (`recommendations.csv` has them all). Stability is Nogueira's
+index of the selections over the replicates: 1 = the same set every time, 0 = as random.
+"""
 
 
 def results_files(runs, summary, inputs):
+    recommendations = inputs["recommendations"]
+    best = recommendations[recommendations["verdict"] == "best"]
     return {
-        "": "# Results\n\n## Mean test MMCE [95% CI]\n\n"
-        + results_table(summary)
-        + "\n## Area under the Pareto curve of test MMCE against cost (mean ± SE)\n\n"
-        + pareto_area_table(pareto_areas(runs))
+        "": "# Results\n\n## What to buy\n\n"
+        + RESULTS_INTRODUCTION
+        + "\n"
+        + recommendation_table(recommendations)
+        + "\n## Mean test MMCE [95% CI]\n\nBold: significantly best at its budget.\n\n"
+        + results_table(summary, best)
+        + "\n## Area under the Pareto curve of test MMCE against cost (mean ± SE; lower is"
+        " better)\n\n" + pareto_area_table(pareto_areas(runs))
     }
+
+
+RESULTS_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Results</title>
+<style>
+body {{ font-family: sans-serif; font-size: 14px; margin: 1em; }}
+table {{ border-collapse: collapse; margin-bottom: 1.5em; }}
+th, td {{ border: 1px solid #ccc; padding: 3px 8px; }}
+th {{ background: #f2f2f2; }}
+</style></head>
+<body>
+{body}
+</body></html>
+"""
+
+
+def results_html_files(runs, summary, inputs):
+    """The results tables as a page, to read inside the report."""
+    import markdown
+
+    text = results_files(runs, summary, inputs)[""]
+    return {"": RESULTS_PAGE.format(body=markdown.markdown(text, extensions=["tables"]))}
 
 
 def mean_rank_files(runs, summary, inputs):

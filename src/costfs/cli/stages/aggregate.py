@@ -11,14 +11,18 @@ from costfs.cli import storage
 from costfs.cli.arguments import OUT, add_command, named_path
 from costfs.core.costs import FeatureCosts
 from costfs.methods import load_method
-from costfs.study import aggregation, findings
+from costfs.study import aggregation, findings, recommendations
 
 log = logging.getLogger("costfs")
 
 
 def aggregate(args) -> None:
     runs = aggregation.combine_runs([storage.read_table(path) for path in args.evaluations])
-    summary = aggregation.summary_table(runs, args.strategies)
+    n_features = {
+        problem: FeatureCosts.from_arrays(storage.read_arrays(path)).n_features
+        for problem, path in args.costs
+    }
+    summary = aggregation.summary_table(runs, args.strategies, n_features)
     storage.write_table(args.out_runs, runs)
     storage.write_table(args.out_summary, summary)
     timings = (
@@ -52,6 +56,31 @@ def tabulate_findings(args) -> None:
     log.info("wrote %d finding tables", len(args.out))
 
 
+def _problem_names_and_costs(problems) -> tuple[dict, dict]:
+    """Per problem (NAME KIND DATA COSTS): its feature names (a simulated setting's are x1, x2,
+    ...) and its costs."""
+    names, costs = {}, {}
+    for problem, _, data_path, costs_path in problems:
+        data = storage.read_arrays(data_path)
+        names[problem] = (
+            [str(name) for name in data["feature_names"]]
+            if "feature_names" in data
+            else [f"x{j + 1}" for j in range(data["X"].shape[1])]
+        )
+        costs[problem] = FeatureCosts.from_arrays(storage.read_arrays(costs_path))
+    return names, costs
+
+
+def recommend_features(args) -> None:
+    """What to buy per problem, budget and method (`costfs.study.recommendations`)."""
+    runs = storage.read_table(args.runs)
+    chosen = findings.best_rows(aggregation.choose_strategies(runs, args.strategies))
+    names, costs = _problem_names_and_costs(args.problem)
+    table = recommendations.recommendations(chosen, names, costs)
+    storage.write_text(args.out, table.to_csv(index=False, float_format="%.5g"))
+    log.info("wrote %d recommendations", len(table))
+
+
 def describe_problems(args) -> None:
     """The data overview: one row per problem, from its data and its costs."""
     rows = []
@@ -79,6 +108,18 @@ def collect_schedules(args) -> None:
     log.info("collected %d schedules with %d models", len(tables), len(schedules))
 
 
+PROBLEMS = (
+    ["--problem"],
+    {
+        "nargs": 4,
+        "action": "append",
+        "required": True,
+        "metavar": ("PROBLEM", "KIND", "DATA", "COSTS"),
+        "help": "a problem, its kind (simulated or real), its data and its costs",
+    },
+)
+
+
 def register(commands) -> None:
     add_command(
         commands,
@@ -87,6 +128,16 @@ def register(commands) -> None:
         (["--evaluations"], {"nargs": "+", "required": True}),
         (["--benchmarks"], {"nargs": "*", "default": []}),
         (["--strategies"], {"nargs": "+", "required": True}),
+        (
+            ["--costs"],
+            {
+                "type": named_path,
+                "action": "append",
+                "default": [],
+                "metavar": "PROBLEM=PATH",
+                "help": "each problem's costs (its feature count, for the stability index)",
+            },
+        ),
         (["--out-runs"], {"required": True}),
         (["--out-summary"], {"required": True}),
         (["--out-timings"], {"required": True}),
@@ -114,19 +165,19 @@ def register(commands) -> None:
     )
     add_command(
         commands,
+        "recommend-features",
+        recommend_features,
+        OUT,
+        (["--runs"], {"required": True}),
+        (["--strategies"], {"nargs": "+", "required": True}),
+        PROBLEMS,
+    )
+    add_command(
+        commands,
         "describe-problems",
         describe_problems,
         OUT,
-        (
-            ["--problem"],
-            {
-                "nargs": 4,
-                "action": "append",
-                "required": True,
-                "metavar": ("PROBLEM", "KIND", "DATA", "COSTS"),
-                "help": "a problem, its kind (simulated or real), its data and its costs",
-            },
-        ),
+        PROBLEMS,
     )
     add_command(
         commands,

@@ -20,6 +20,7 @@ def plot_figures(args) -> None:
     runs = storage.read_table(args.runs)
     summary = storage.read_table(args.summary)
     inputs = {
+        "recommendations": pd.read_csv(args.recommendations, keep_default_na=False, na_values=[""]),
         "real_data": {
             Path(path).parent.name: storage.read_arrays(path)["X"] for path in args.real_data
         },
@@ -53,6 +54,7 @@ def register(commands) -> None:
         plot_figures,
         (["--runs"], {"required": True}),
         (["--summary"], {"required": True}),
+        (["--recommendations"], {"required": True, "help": "recommendations.csv"}),
         (["--real-data"], {"nargs": "*", "default": [], "help": "full.npz of each real data set"}),
         (["--design"], {"help": "simulation.npz with the simulated correlation matrix"}),
         (
