@@ -12,4 +12,9 @@ fi
 # The fast Random Forest engine is optional: the package falls back to scikit-learn without it.
 .venv/bin/python -m pip install --quiet -e ".[fast]" \
     || echo "scikit-learn-intelex did not install; using plain scikit-learn" >&2
+# The report's browser test drives Chromium from the system's package manager (Playwright is in
+# the dev extra); as root it is installed where missing.
+if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get install -y -qq chromium >/dev/null || echo "chromium did not install" >&2
+fi
 .venv/bin/python -c "from costfs.engine.forest import resolve_engine; print('costfs installed; Random Forest engine:', resolve_engine())"

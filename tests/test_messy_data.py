@@ -62,6 +62,10 @@ def test_costfs_select_takes_the_clinic_files_as_they_come(clinic, tmp_path):
         *map(str, BUDGETS),
         "--n-trees",
         "50",
+        "--splits",
+        "3",
+        "--metric",
+        "auc",
         "--out",
         str(out),
     ]
@@ -71,6 +75,12 @@ def test_costfs_select_takes_the_clinic_files_as_they_come(clinic, tmp_path):
     for result in results:
         cost = true_cost(clinic["own"], clinic["blood"], result["features"])
         assert result["cost"] == pytest.approx(cost) and cost <= result["budget"] + 1e-9
+        # The held-out estimate repeats the selection (categorical levels encoded on each
+        # split's training rows) and gives every metric an interval.
+        held_out = result["held_out"]
+        assert held_out["n_splits"] == 3
+        for metric in ("mmce", "auc"):
+            assert held_out[f"{metric}_low"] <= held_out[metric] <= held_out[f"{metric}_high"]
     # The free feature fits the smallest budget; a larger one buys into the blood draw.
     assert any(clinic["blood"] & set(result["features"]) for result in results)
 

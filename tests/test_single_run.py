@@ -38,7 +38,16 @@ def own_data(tmp_path, data_sets):
 def test_select_command_equals_the_python_selector(own_data, tmp_path, method, capsys):
     frame, data, costs, costs_file = own_data
     out = tmp_path / "result.json"
-    arguments = ["select", str(data), "--costs", str(costs_file), "--budget", "2.5"]
+    arguments = [
+        "select",
+        "--splits",
+        "0",
+        str(data),
+        "--costs",
+        str(costs_file),
+        "--budget",
+        "2.5",
+    ]
     arguments += ["--method", method, "--xi", "1", "--seed", "3", "--out", str(out)]
     assert cli.main(arguments) == 0
     (result,) = json.loads(out.read_text())["results"]
@@ -53,6 +62,18 @@ def test_select_command_equals_the_python_selector(own_data, tmp_path, method, c
     assert result["cost"] == pytest.approx(costs[result["features"]].sum())
     assert result["xi"] == 1.0 and 0 <= result["oob_mmce"] <= 0.5
     assert "OOB error of a refit" in capsys.readouterr().out
+
+
+def test_select_command_reports_a_held_out_estimate_with_intervals(own_data, tmp_path, capsys):
+    _, data, _, costs_file = own_data
+    arguments = ["select", str(data), "--costs", str(costs_file), "--budget", "2.5"]
+    arguments += ["--method", "auc", "--splits", "4", "--metric", "auc", "specificity"]
+    assert cli.main([*arguments, "--n-trees", "50"]) == 0
+    shown = capsys.readouterr().out
+    assert "held-out estimate over 4 splits" in shown
+    for name in ("error rate (MMCE)", "AUC", "specificity"):
+        assert re.search(rf"  {re.escape(name)} [0-9.]+ \[[-0-9.]+, [0-9.]+\]", shown)
+    assert "OOB" not in shown
 
 
 @pytest.mark.parametrize("method", ["auc", "budget_rf"])
@@ -70,7 +91,14 @@ def test_select_command_keeps_three_classes_as_the_python_selector(tmp_path, met
     results = {}
     for mapping in ([], ["--positive-class", "2"]):
         out = tmp_path / "result.json"
-        arguments = ["select", str(tmp_path / "wine.csv"), "--costs", str(tmp_path / "costs.csv")]
+        arguments = [
+            "select",
+            "--splits",
+            "0",
+            str(tmp_path / "wine.csv"),
+            "--costs",
+            str(tmp_path / "costs.csv"),
+        ]
         arguments += ["--budget", "3", "--method", method, "--seed", "3", "--out", str(out)]
         assert cli.main(arguments + mapping) == 0
         (results[bool(mapping)],) = json.loads(out.read_text())["results"]
@@ -88,7 +116,14 @@ def test_select_command_shows_progress_bars_on_stderr_and_the_selector_stays_qui
     frame.to_csv(tmp_path / "wine.csv", index=False)
     names = frame.columns[:-1]
     pd.DataFrame({"feature": names, "cost": 1.0}).to_csv(tmp_path / "costs.csv", index=False)
-    arguments = ["select", str(tmp_path / "wine.csv"), "--costs", str(tmp_path / "costs.csv")]
+    arguments = [
+        "select",
+        "--splits",
+        "0",
+        str(tmp_path / "wine.csv"),
+        "--costs",
+        str(tmp_path / "costs.csv"),
+    ]
     arguments += ["--budget", "2", "3", "--method", "fs", "--n-trees", "20"]
     assert cli.main(arguments) == 0
     captured = capfd.readouterr()
@@ -107,7 +142,7 @@ def test_select_command_with_a_shared_cost_group_equals_the_python_selector(own_
     table["group"] = ["blood" if name in blood else "" for name in table["feature"]]
     table.to_csv(tmp_path / "grouped.csv", index=False)
     out = tmp_path / "result.json"
-    arguments = ["select", str(data), "--costs", str(tmp_path / "grouped.csv")]
+    arguments = ["select", "--splits", "0", str(data), "--costs", str(tmp_path / "grouped.csv")]
     arguments += ["--group-costs", "blood=2.1", "--budget", "4", "--method", "pfi", "--xi", "0"]
     assert cli.main([*arguments, "--seed", "2", "--out", str(out)]) == 0
     (result,) = json.loads(out.read_text())["results"]
@@ -128,7 +163,17 @@ def test_select_command_with_a_shared_cost_group_equals_the_python_selector(own_
 def test_select_command_tunes_xi_over_several_budgets(own_data, tmp_path, capsys):
     _, data, costs, costs_file = own_data
     out = tmp_path / "result.json"
-    arguments = ["select", str(data), "--costs", str(costs_file), "--budget", "1", "4"]
+    arguments = [
+        "select",
+        "--splits",
+        "0",
+        str(data),
+        "--costs",
+        str(costs_file),
+        "--budget",
+        "1",
+        "4",
+    ]
     assert cli.main([*arguments, "--method", "auc", "--out", str(out)]) == 0
     results = json.loads(out.read_text())["results"]
     assert [r["budget"] for r in results] == [1.0, 4.0]

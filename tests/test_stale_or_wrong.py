@@ -146,7 +146,9 @@ def own_data(tmp_path):
 
 def select(directory, *arguments: str) -> int:
     common = [str(directory / "data.csv"), "--costs", str(directory / "costs.csv")]
-    return cli.main(["select", *common, "--method", "auc", "--n-trees", "20", *arguments])
+    return cli.main(
+        ["select", "--splits", "0", *common, "--method", "auc", "--n-trees", "20", *arguments]
+    )
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,8 @@
 Every method file under `costfs/methods/` provides a scikit-learn selector, reachable here by
 its name (`costfs.AUCFilter`, `costfs.ShallowTreeSelector`, ...). The selectors are imported on
 first use, so that the workflow's light jobs (data, costs, aggregation) start without loading
-scikit-learn.
+scikit-learn. `costfs.cost_accuracy_curve` scores a selector's choice at each budget on
+held-out data (`costfs.study.assessment`).
 """
 
 import importlib
@@ -24,7 +25,11 @@ def _selectors() -> dict[str, type]:
 
 def __getattr__(name: str):
     if name == "__all__":
-        return sorted(_selectors())
+        return sorted([*_selectors(), "cost_accuracy_curve"])
+    if name == "cost_accuracy_curve":
+        from costfs.study.assessment import cost_accuracy_curve
+
+        return cost_accuracy_curve
     if not name.startswith("_"):
         selectors = _selectors()
         if name in selectors:
@@ -33,4 +38,4 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_selectors()])
+    return sorted([*globals(), *_selectors(), "cost_accuracy_curve"])

@@ -1,7 +1,7 @@
 """costfs: cost-constrained feature selection for Random Forests.
 
 `costfs select` picks the features to buy for a budget on your own data; `costfs init-study`
-writes a study config for the Snakemake workflow.
+writes a study config for it, and `costfs run-study` runs that study.
 """
 
 import argparse
@@ -16,7 +16,7 @@ from costfs.core.errors import DataError
 
 log = logging.getLogger("costfs")
 
-USER_COMMANDS = {"select": "select", "init-study": "select"}
+USER_COMMANDS = {"select": "select", "init-study": "select", "run-study": "run_study"}
 """The commands a person runs -> their module in `costfs.cli`."""
 STAGE_COMMANDS = {
     "simulate-design": "stages.simulate",
@@ -30,6 +30,7 @@ STAGE_COMMANDS = {
     "aggregate": "stages.aggregate",
     "tabulate-findings": "stages.aggregate",
     "describe-problems": "stages.aggregate",
+    "recommend-features": "stages.aggregate",
     "collect-schedules": "stages.aggregate",
     "figures": "stages.figures",
 }

@@ -4,6 +4,7 @@
 import inspect
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -14,10 +15,12 @@ from costfs.cli.arguments import THREADS, add_command, group_cost, positive_inte
 from costfs.cli.stages.realdata import read_table_file
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
+from costfs.core.metrics import METRICS
 from costfs.core.progress import shown_on as progress_shown_on
 from costfs.core.tabular import encode_levels
 from costfs.methods import load_method, method_names
 from costfs.study import realdata, single_run
+from costfs.study.assessment import SPLITS, assess_selection, held_out_splits
 from costfs.study.budgets import budget_breakpoints
 
 log = logging.getLogger("costfs")
@@ -31,7 +34,8 @@ SELECT_DEFAULTS = {
 
 
 def _read_problem(args) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, FeatureCosts]:
-    """The data (`realdata.table_to_arrays`: categorical columns as level codes) and costs."""
+    """The data (`realdata.table_to_arrays`: categorical columns as level codes, and their
+    positions) and costs."""
     frame = read_table_file(args.data, args.missing_values)
     X, y, names, categorical = realdata.table_to_arrays(
         frame, args.target, args.positive_class, args.data
@@ -52,8 +56,8 @@ def _value(text: str) -> float | str:
 
 
 def select(args) -> None:
-    X, y, names, categorical, costs = _read_problem(args)
-    X, _ = encode_levels(X, y, categorical, seed=args.seed)
+    codes, y, names, categorical, costs = _read_problem(args)
+    X, _ = encode_levels(codes, y, categorical, seed=args.seed)
     everything = costs.total(np.arange(costs.n_features))
     log.info("%s: %d rows x %d features, total cost %.4g", args.data, *X.shape, everything)
     with progress_shown_on(sys.stderr):
@@ -69,17 +73,40 @@ def select(args) -> None:
             n_jobs=args.threads,
             progress=lambda message: log.info("%s", message),
         )
+        assessment = None
+        if args.splits:
+            log.info(
+                "held-out assessment: the whole selection on %d splits, each holding out a "
+                "third of the rows",
+                args.splits,
+            )
+            assessment = assess_selection(
+                _selector(args, costs),
+                codes,
+                y,
+                args.budget,
+                categorical=categorical,
+                cv=held_out_splits(args.splits, args.seed),
+                metrics=tuple(dict.fromkeys(["mmce", *args.metric])),
+                n_trees=args.n_trees,
+                random_state=args.seed,
+                n_jobs=args.threads,
+            ).set_index("budget")
     hyperparameter = load_method(args.method).hyperparameter
-    results = [
-        {
+    results = []
+    for row in table.itertuples():
+        result = {
             "budget": row.budget,
             **({} if hyperparameter is None else {hyperparameter.name: row.value}),
             "features": [names[j] for j in row.features],
             "cost": row.cost,
             "oob_mmce": row.oob_mmce,
         }
-        for row in table.itertuples()
-    ]
+        if assessment is not None:
+            result["held_out"] = {
+                key: float(value) for key, value in assessment.loc[row.budget].items()
+            }
+        results.append(result)
     document = {"data": args.data, "costs": args.costs, "method": args.method, "results": results}
     # The result is shown before it is written: a path that cannot be written loses nothing.
     print(_report(results, hyperparameter.name if hyperparameter else None), flush=True)
@@ -90,37 +117,88 @@ def select(args) -> None:
             raise DataError(f"--out {args.out}: cannot be written ({error})") from None
 
 
+def _selector(args, costs: FeatureCosts):
+    """The method's selector with the command's costs, hyperparameter, seed and threads: what
+    the held-out assessment repeats on each split."""
+    method = load_method(args.method)
+    grouped = costs.group >= 0
+    options = {
+        "feature_costs": costs.own,
+        "feature_groups": (
+            [costs.group_names[g] if g >= 0 else None for g in costs.group]
+            if grouped.any()
+            else None
+        ),
+        "group_costs": dict(zip(costs.group_names, costs.shared.tolist(), strict=True)) or None,
+        "random_state": args.seed,
+    }
+    if method.hyperparameter is not None:
+        options[method.hyperparameter.name] = args.xi
+    if "n_jobs" in method.selector_class().get_params():
+        options["n_jobs"] = args.threads
+    return method.selector_class(**options)
+
+
+def _interval(held_out: dict, metric: str, digits: int = 3) -> str:
+    return (
+        f"{held_out[metric]:.{digits}f} [{held_out[f'{metric}_low']:.{digits}f}, "
+        f"{held_out[f'{metric}_high']:.{digits}f}]"
+    )
+
+
 def _report(results: list[dict], hyperparameter: str | None) -> str:
-    """The selection of one budget in full; several budgets as a cost-accuracy table."""
+    """The selection of one budget in full; several budgets as a cost-accuracy table. With a
+    held-out assessment, its metrics with their intervals; else the refit's OOB error."""
+    metrics = [
+        key for key in results[0].get("held_out", {}) if f"{key}_low" in results[0]["held_out"]
+    ]
     if len(results) == 1:
         (result,) = results
         lines = [f"budget {result['budget']:g}: {len(result['features'])} features"]
         lines += [f"  {name}" for name in result["features"]]
-        lines.append(
-            f"total cost {result['cost']:.4g}, OOB error of a refit {result['oob_mmce']:.4f}"
-        )
+        lines.append(f"total cost {result['cost']:.4g}")
         if hyperparameter:
             lines.append(f"{hyperparameter} = {result[hyperparameter]:g}")
+        if metrics:
+            held_out = result["held_out"]
+            lines.append(
+                f"held-out estimate over {held_out['n_splits']:.0f} splits (the whole selection "
+                f"repeated on each; mean [95% interval]); {held_out['distinct_sets']:.0f} "
+                "distinct sets:"
+            )
+            lines += [
+                f"  {METRIC_NAMES[metric]} {_interval(held_out, metric)}" for metric in metrics
+            ]
+        else:
+            lines.append(
+                f"OOB error of a refit {result['oob_mmce']:.4f} (optimistic: the same refit "
+                "chose the hyperparameter; --splits gives a held-out estimate)"
+            )
         return "\n".join(lines)
-    header = [
-        "budget",
-        *([hyperparameter] if hyperparameter else []),
-        "cost",
-        "oob_mmce",
-        "features",
-    ]
-    lines = ["\t".join(header)]
+    header = ["budget", *([hyperparameter] if hyperparameter else []), "cost"]
+    header += [f"{metric} [95% interval]" for metric in metrics] or ["oob_mmce"]
+    lines = ["\t".join([*header, "features"])]
     for result in results:
         cells = [f"{result['budget']:g}"]
         if hyperparameter:
             cells.append(f"{result[hyperparameter]:g}")
-        cells += [
-            f"{result['cost']:.4g}",
-            f"{result['oob_mmce']:.4f}",
-            ", ".join(result["features"]),
-        ]
+        cells.append(f"{result['cost']:.4g}")
+        if metrics:
+            cells += [_interval(result["held_out"], metric) for metric in metrics]
+        else:
+            cells.append(f"{result['oob_mmce']:.4f}")
+        cells.append(", ".join(result["features"]))
         lines.append("\t".join(cells))
     return "\n".join(lines)
+
+
+METRIC_NAMES = {
+    "mmce": "error rate (MMCE)",
+    "auc": "AUC",
+    "brier": "Brier score",
+    "sensitivity": "sensitivity",
+    "specificity": "specificity",
+}
 
 
 STUDY_METHODS = ("auc", "pfi", "sts", "random_fill")
@@ -149,12 +227,17 @@ def init_study(args) -> None:
         else "      # positive_class: LABEL  # to map the target to LABEL against the rest\n"
     )
     methods = [*STUDY_METHODS, *(["fs"] if X.shape[1] <= FORWARD_SELECTION_MAX_FEATURES else [])]
+    # A study reads the paths of its config from the config's folder (costfs run-study).
+    data_path, costs_path = (
+        _relative_to(Path(path), Path(args.out).resolve().parent) if args.out else str(path)
+        for path in (args.data, args.costs)
+    )
     cheapest = cheapest_paid(costs)
     method_lines = "\n".join(f"  {method}: {{}}" for method in methods)
     others = ", ".join(m for m in method_names() if m not in methods)
-    sys.stdout.write(
-        f"""# Study of {name} ({X.shape[0]} rows x {X.shape[1]} features), written by
-# `costfs init-study`. Run it with: snakemake --cores N --configfile THIS_FILE
+    study = f"""# Study of {name} ({X.shape[0]} rows x {X.shape[1]} features), written by
+# `costfs init-study`. Run it with: costfs run-study THIS_FILE --cores N --report
+# (results, logs and report.html in this file's folder; paths here are read from that folder).
 # config/README.md documents every key.
 seed: 1
 n_rep: 10  # random train/test splits; the results report their mean and interval
@@ -167,8 +250,8 @@ real_data:
   train_fraction: 0.6666666666666666
   datasets:
     {name}:
-      path: {json.dumps(str(args.data))}
-      costs: {json.dumps(str(args.costs))}
+      path: {json.dumps(data_path)}
+      costs: {json.dumps(costs_path)}
 {group_costs}{marks}      target: {json.dumps(args.target)}
 {positive_class}      # Suggested where what a budget buys changes (total cost {total:.4g},
       # cheapest paid feature {cheapest:.4g}); edit to the budgets you consider:
@@ -179,12 +262,27 @@ strategies: [agnostic, simple, tuned]
 
 evaluation:
   n_trees: 500
+  metrics: [auc, brier, sensitivity, specificity]  # besides the error rate (MMCE)
 
 methods:
 {method_lines}
   # More: {others} (see config/README.md)
 """
-    )
+    if args.out:
+        storage.write_text(Path(args.out), study)
+        log.info(
+            "wrote %s; run it with: costfs run-study %s --cores N --report", args.out, args.out
+        )
+    else:
+        sys.stdout.write(study)
+
+
+def _relative_to(path: Path, folder: Path) -> str:
+    """`path` from `folder` (absolute where it is on another drive)."""
+    try:
+        return Path(os.path.relpath(path.resolve(), folder)).as_posix()
+    except ValueError:
+        return path.resolve().as_posix()
 
 
 def cheapest_paid(costs: FeatureCosts) -> float:
@@ -254,6 +352,25 @@ def register(commands) -> None:
                 "help": "trees of the refits",
             },
         ),
+        (
+            ["--splits"],
+            {
+                "type": int,
+                "default": SPLITS,
+                "help": f"random splits of the held-out estimate (default {SPLITS}; each repeats "
+                "the whole selection on two thirds of the rows and scores the rest); 0: none",
+            },
+        ),
+        (
+            ["--metric"],
+            {
+                "nargs": "+",
+                "default": [],
+                "choices": [metric for metric in METRICS if metric != "mmce"],
+                "help": "held-out metrics besides the error rate: auc, brier, sensitivity, "
+                "specificity (class 1, or the --positive-class, is positive)",
+            },
+        ),
         (["--out"], {"help": "also write the result as JSON to this file"}),
         THREADS,
         help="select the features to buy for each budget on your own data set",
@@ -264,5 +381,12 @@ def register(commands) -> None:
         init_study,
         *_data_arguments(),
         (["--name"], {"help": "the data set's name in the study (default: the file's name)"}),
+        (
+            ["--out"],
+            {
+                "help": "write the config to this file, its paths relative to the file's folder "
+                "(default: print it, paths relative to the current folder)"
+            },
+        ),
         help="write a study config for your own data set, to run with Snakemake",
     )

@@ -15,6 +15,12 @@ squared error of the predicted probabilities: of class 1 for two classes, summed
 classes for more), sensitivity (true positive rate) and specificity (true negative rate)."""
 
 
+def check_metrics(metrics) -> None:
+    unknown = sorted(set(metrics) - set(METRICS))
+    if unknown:
+        raise ValueError(f"unknown metric(s) {unknown}; known: {list(METRICS)}")
+
+
 def prediction_shares(shares: np.ndarray) -> np.ndarray:
     """Per row, the probability that each class is predicted: 1 for a unique top share, split
     evenly among tied top shares."""
@@ -30,9 +36,7 @@ def classification_metrics(
     is undefined (AUC or a class-wise rate when a class is absent from `y`)."""
     from sklearn.metrics import brier_score_loss, roc_auc_score
 
-    unknown = sorted(set(metrics) - set(METRICS))
-    if unknown:
-        raise ValueError(f"unknown metric(s) {unknown}; known: {list(METRICS)}")
+    check_metrics(metrics)
     y = np.asarray(y)
     shares = np.asarray(shares, dtype=float)
     n_classes = shares.shape[1]

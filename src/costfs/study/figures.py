@@ -841,7 +841,8 @@ RESULTS_PAGE = """<!DOCTYPE html>
 <style>
 body {{ font-family: sans-serif; font-size: 14px; margin: 1em; }}
 table {{ border-collapse: collapse; margin-bottom: 1.5em; }}
-th, td {{ border: 1px solid #ccc; padding: 3px 8px; }}
+th, td {{ border: 1px solid #ccc; padding: 3px 8px; white-space: nowrap; }}
+td:nth-child(3) {{ white-space: normal; }}
 th {{ background: #f2f2f2; }}
 </style></head>
 <body>

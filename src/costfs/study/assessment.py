@@ -1,0 +1,174 @@
+"""How well a selection does on data it has not seen: the whole selection (its hyperparameter
+tuning included) repeated on training splits, each selected set scored by a Random Forest refit
+on held-out rows, per budget; what `costfs select` reports and `costfs.cost_accuracy_curve`
+returns."""
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from costfs.core.metrics import check_metrics, classification_metrics
+from costfs.core.progress import progress_bar
+from costfs.core.tabular import encode_levels, encode_table
+from costfs.core.validation import check_budgets, check_class_target, check_features
+from costfs.engine.trees import refit_errors, refit_seed
+from costfs.study.aggregation import t_interval
+
+SPLITS = 10
+"""Default number of random training/held-out splits."""
+
+HELD_OUT = 1 / 3
+"""Default share of the rows a split holds out (stratified by class)."""
+
+
+def cost_accuracy_curve(
+    selector,
+    X,
+    y,
+    budgets: Sequence[float],
+    *,
+    cv=None,
+    metrics: Sequence[str] = ("mmce",),
+    n_trees: int = 500,
+    random_state: int = 0,
+    n_jobs: int = 1,
+    engine: str = "auto",
+) -> pd.DataFrame:
+    """Per budget, what `selector` (a costfs selector, its `budget` set to each of `budgets`)
+    buys and how well a Random Forest on its selection predicts rows it did not see.
+
+    `cv` splits the rows as scikit-learn's model selection does (an integer: stratified
+    k-fold; a splitter such as `RepeatedStratifiedKFold`); None: `SPLITS` stratified random
+    splits holding out `HELD_OUT` of the rows. On each split the selector is fit on the
+    training rows (a tuned hyperparameter is tuned there) and an `n_trees`-tree forest on the
+    selected columns of the training rows scores the held-out rows by `metrics`
+    (`costfs.core.metrics.METRICS`). Categorical columns of a DataFrame are encoded on each
+    split's training rows only.
+
+    One row per budget: the number of splits, the mean true cost and size of the selected
+    sets, how many distinct sets the splits selected, and per metric its mean over the splits
+    with a 95% interval (`<metric>_low`, `<metric>_high`). The interval is the corrected
+    resampled t interval of Nadeau & Bengio (2003): the splits share training rows, so their
+    spread understates the uncertainty, and the variance is inflated by n_test / n_train.
+
+    To choose a budget by cost and accuracy, read the table: e.g. the cheapest budget whose
+    interval overlaps that of the lowest error.
+    """
+    from sklearn.model_selection import check_cv
+
+    columns = X.columns if isinstance(X, pd.DataFrame) else None
+    if columns is not None:
+        codes, categorical = encode_table(X, "X")
+    else:
+        codes, categorical = np.asarray(X, dtype=float), np.array([], dtype=int)
+    codes = check_features(codes)
+    labels = check_class_target(y, codes.shape[0])
+    splitter = (
+        held_out_splits(SPLITS, random_state)
+        if cv is None
+        else check_cv(cv, labels, classifier=True)
+    )
+    return assess_selection(
+        selector,
+        codes,
+        labels,
+        budgets,
+        categorical=categorical,
+        columns=columns,
+        cv=splitter,
+        metrics=metrics,
+        n_trees=n_trees,
+        random_state=random_state,
+        n_jobs=n_jobs,
+        engine=engine,
+    )
+
+
+def held_out_splits(n_splits: int, seed: int):
+    """`n_splits` stratified random splits, each holding out `HELD_OUT` of the rows."""
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    return StratifiedShuffleSplit(n_splits=n_splits, test_size=HELD_OUT, random_state=seed)
+
+
+def assess_selection(
+    selector,
+    codes: np.ndarray,
+    labels: np.ndarray,
+    budgets: Sequence[float],
+    *,
+    categorical: Sequence[int] = (),
+    columns: Sequence[str] | None = None,
+    cv,
+    metrics: Sequence[str] = ("mmce",),
+    n_trees: int = 500,
+    random_state: int = 0,
+    n_jobs: int = 1,
+    engine: str = "auto",
+) -> pd.DataFrame:
+    """`cost_accuracy_curve` on checked data: `codes` (categorical columns at `categorical` as
+    level codes), class codes `labels`, a splitter `cv`; `columns` names the columns for a
+    selector whose costs are keyed by name."""
+    from sklearn.base import clone
+
+    check_metrics(metrics)
+    budgets = check_budgets(budgets)
+    splits = list(cv.split(codes, labels))
+    rows = []
+    with progress_bar("held-out splits", total=len(splits), unit="split") as shown:
+        for split, (train, test) in enumerate(splits):
+            X_train, X_test = encode_levels(
+                codes[train],
+                labels[train],
+                np.asarray(categorical, dtype=int),
+                seed=random_state,
+                X_other=codes[test],
+            )
+            fit_on = X_train if columns is None else pd.DataFrame(X_train, columns=columns)
+            for budget in budgets:
+                fitted = clone(selector).set_params(budget=budget).fit(fit_on, labels[train])
+                features = tuple(int(j) for j in fitted.selected_features_)
+                _, _, shares = refit_errors(
+                    X_train[:, list(features)],
+                    labels[train],
+                    X_test[:, list(features)],
+                    labels[test],
+                    n_trees=n_trees,
+                    seed=refit_seed((random_state, split), features),
+                    n_jobs=n_jobs,
+                    engine=engine,
+                )
+                rows.append(
+                    {
+                        "budget": budget,
+                        "split": split,
+                        "features": features,
+                        "cost": fitted.total_cost_,
+                        "held_out_share": len(test) / len(train),
+                        **classification_metrics(labels[test], shares, tuple(metrics)),
+                    }
+                )
+            shown.update(1)
+    return _per_budget(pd.DataFrame(rows), list(metrics))
+
+
+def _per_budget(per_split: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
+    rows = []
+    for budget, runs in per_split.groupby("budget", sort=True):
+        n_splits = len(runs)
+        row = {
+            "budget": budget,
+            "n_splits": n_splits,
+            "cost": runs["cost"].mean(),
+            "n_features": runs["features"].map(len).mean(),
+            "distinct_sets": runs["features"].nunique(),
+        }
+        correction = 1 / n_splits + runs["held_out_share"].mean()
+        for metric in metrics:
+            values = runs[metric].dropna()
+            se = np.sqrt(correction * values.var()) if len(values) > 1 else np.nan
+            low, high = t_interval(values.mean(), se, len(values))
+            row |= {metric: values.mean(), f"{metric}_low": low, f"{metric}_high": high}
+        rows.append(row)
+    return pd.DataFrame(rows)

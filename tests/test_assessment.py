@@ -1,0 +1,61 @@
+"""The held-out assessment of a whole selection: costfs.cost_accuracy_curve."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import costfs
+from costfs.study.assessment import _per_budget
+
+
+@pytest.fixture(scope="module")
+def wdbc(data_sets):
+    frame = pd.read_csv(data_sets / "wdbc.csv.gz").sample(240, random_state=5)
+    return frame.drop(columns="target"), frame["target"].to_numpy()
+
+
+def test_the_curve_has_every_budget_metric_and_interval(wdbc):
+    X, y = wdbc
+    costs = np.random.default_rng(2).uniform(0.1, 1.0, X.shape[1])
+    selector = costfs.AUCFilter(feature_costs=costs, xi="tuned")
+    curve = costfs.cost_accuracy_curve(
+        selector, X.to_numpy(), y, [0.5, 3.0], cv=3, metrics=("mmce", "auc"), n_trees=50
+    )
+    assert curve["budget"].tolist() == [0.5, 3.0]
+    assert (curve["n_splits"] == 3).all()
+    assert (curve["cost"] <= curve["budget"] + 1e-9).all()
+    for metric in ("mmce", "auc"):
+        assert (curve[f"{metric}_low"] < curve[metric]).all()
+        assert (curve[metric] < curve[f"{metric}_high"]).all()
+    # more budget buys a better model on wdbc
+    assert curve["auc"].iloc[1] > curve["auc"].iloc[0]
+
+
+def test_the_interval_is_the_corrected_resampled_t_interval():
+    errors = np.array([0.10, 0.14, 0.12, 0.18, 0.11])
+    per_split = pd.DataFrame(
+        {
+            "budget": 1.0,
+            "split": range(5),
+            "features": [(0,), (0,), (0, 1), (0,), (1,)],
+            "cost": 1.0,
+            "held_out_share": 0.5,
+            "mmce": errors,
+        }
+    )
+    row = _per_budget(per_split, ["mmce"]).iloc[0]
+    half_width = stats.t.ppf(0.975, 4) * np.sqrt((1 / 5 + 0.5) * errors.var(ddof=1))
+    assert row["mmce_high"] - row["mmce"] == pytest.approx(half_width)
+    assert row["distinct_sets"] == 3
+
+
+def test_a_table_with_a_categorical_column_and_costs_by_name(wdbc):
+    X, y = wdbc
+    X = X.iloc[:, :4].copy()
+    X["site"] = np.where(X.iloc[:, 0] > X.iloc[:, 0].median(), "north", "south")
+    costs = {name: 1.0 for name in X.columns}
+    selector = costfs.ShallowTreeSelector(feature_costs=costs, xi=1.0, trees_per_depth=50)
+    curve = costfs.cost_accuracy_curve(selector, X, y, [2.0], n_trees=30)
+    assert curve["n_splits"].item() == 10
+    assert curve["n_features"].item() == 2
