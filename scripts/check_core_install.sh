@@ -29,5 +29,12 @@ except ImportError as error:
     assert "costfs[related]" in str(error), error
 else:
     raise AssertionError("XGBImportanceSelector ran without xgboost")
-print("core install: costfs.AUCFilter works without Snakemake; related methods name their extra")
+from costfs.cli.run_study import packaged_snakefile
+
+snakefile = packaged_snakefile()
+assert "site-packages" in str(snakefile), snakefile
+for part in ("rules/common.smk", "schemas/config.schema.yaml", "report/workflow.rst"):
+    assert (snakefile.parent / part).is_file(), f"the installed workflow has no {part}"
+print("core install: costfs.AUCFilter works without Snakemake; related methods name their extra;")
+print(f"the workflow is installed with the package ({snakefile.parent})")
 PY

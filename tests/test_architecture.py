@@ -101,3 +101,33 @@ def test_a_preparation_or_selection_job_starts_without_pandas_jsonschema_or_jobl
         "import costfs.cli as cli; cli.parser('prepare-method'), cli.parser('select-features')"
     )
     assert not loaded_at_start(parsers, method, {"pandas", "jsonschema", "joblib"})
+
+
+def test_the_package_list_ships_every_package_and_the_whole_workflow():
+    """pyproject.toml lists the packages by hand (the workflow is mapped into the package as
+    costfs.workflow): every package of src/costfs and every folder of workflow/ is listed, and
+    every file of workflow/ is package data."""
+    import fnmatch
+    import tomllib
+
+    setuptools = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(setuptools["packages"])
+    source = REPO / "src"
+    packages = {
+        ".".join(path.parent.relative_to(source).parts)
+        for path in source.glob("costfs/**/__init__.py")
+    }
+    workflow = REPO / "workflow"
+    folders = {
+        ".".join(("costfs", "workflow", *path.relative_to(workflow).parts))
+        for path in [workflow, *workflow.rglob("*")]
+        if path.is_dir() and path.name != "__pycache__" and any(p.is_file() for p in path.iterdir())
+    }
+    assert listed == packages | folders
+    data = setuptools["package-data"]
+    for path in workflow.rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".py":
+            package = ".".join(("costfs", "workflow", *path.parent.relative_to(workflow).parts))
+            assert any(fnmatch.fnmatch(path.name, pattern) for pattern in data.get(package, [])), (
+                f"{path.relative_to(REPO)} is not package data"
+            )

@@ -76,6 +76,12 @@ def assert_on_canvas(figure):
 
 
 @pytest.fixture(scope="module")
+def summary_with_stability(runs) -> pd.DataFrame:
+    varied = runs.assign(features=[[rep % 3, 5] for rep in runs["rep"]])
+    return aggregation.summary_table(varied, ["tuned"], dict.fromkeys(["A", "D", "wdbc"], 10))
+
+
+@pytest.fixture(scope="module")
 def recommendations(runs) -> pd.DataFrame:
     """The runs' recommendations, where a larger budget buys more features (named f0, f1, ...)."""
     bought = runs.assign(features=[[0] if budget == 1 else [0, 1, 2] for budget in runs["budget"]])
@@ -93,7 +99,9 @@ def save(figure, path):
     return path
 
 
-def test_every_figure_is_written_as_a_readable_image(runs, summary, recommendations, tmp_path, rng):
+def test_every_figure_is_written_as_a_readable_image(
+    runs, summary, summary_with_stability, recommendations, tmp_path, rng
+):
     sigma = np.eye(12)
     sigma[:4, :4] = 0.6
     np.fill_diagonal(sigma, 1.0)
@@ -107,6 +115,7 @@ def test_every_figure_is_written_as_a_readable_image(runs, summary, recommendati
         ),
         save(figures.real_comparison_figure(summary, "wdbc"), tmp_path / "real.png"),
         save(figures.mean_rank_figure(summary), tmp_path / "ranks.png"),
+        save(figures.stability_figure(summary_with_stability, "A"), tmp_path / "stability.png"),
         save(
             figures.cost_accuracy_figure(
                 recommendations,

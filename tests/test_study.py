@@ -150,6 +150,7 @@ def test_figure_outputs_follow_the_problem_kinds_and_resolve():
         "table",
         "table_html",
         "cost_accuracy",
+        "stability",
         "real_comparison",
         "correlations",
     ]

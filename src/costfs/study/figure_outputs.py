@@ -51,6 +51,15 @@ FIGURE_OUTPUTS = (
         labels={"problem": "{problem}"},
     ),
     FigureOutput(
+        "stability",
+        "stability",
+        "stability_files",
+        "stability",
+        subcategory="How stable the selections are",
+        patterns=("{problem}.png",),
+        labels={"problem": "{problem}"},
+    ),
+    FigureOutput(
         "xi_curves",
         "xi_curves",
         "xi_curve_files",

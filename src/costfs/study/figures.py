@@ -488,6 +488,47 @@ def real_comparison_figure(summary: pd.DataFrame, problem: str) -> Figure:
 
 
 @_styled
+def stability_figure(summary: pd.DataFrame, problem: str) -> Figure:
+    """Per budget, how stable each method's selections are over the replicates (Nogueira's
+    index with its 95% interval; tuned or fixed strategy): 1 = the same set every time, 0 = no
+    more alike than random sets of their sizes."""
+    rows = summary[(summary["problem"] == problem) & summary["strategy"].isin(_MAIN_STRATEGIES)]
+    rows = rows.dropna(subset=["stability"])
+    if rows.empty:
+        raise ValueError(f"no stability for problem {problem!r} (it needs two replicates)")
+    budgets = sorted(rows["budget"].unique())
+    methods = method_order(rows["method"].unique())
+    figure = Figure(figsize=(max(5.0, 1.1 * len(budgets) + 3.2), 4.2), layout="constrained")
+    ax = figure.subplots()
+    width = 0.8 / len(methods)
+    for offset, method in enumerate(methods):
+        curve = rows[rows["method"] == method].set_index("budget").reindex(budgets)
+        positions = np.arange(len(budgets)) - 0.4 + width * (offset + 0.5)
+        ax.errorbar(
+            positions,
+            curve["stability"],
+            yerr=[
+                curve["stability"] - curve["stability_low"],
+                curve["stability_high"] - curve["stability"],
+            ],
+            fmt="o",
+            markersize=4,
+            capsize=2,
+            color=method_colour(method),
+            label=method,
+        )
+    ax.axhline(0, color="0.4", linewidth=1, linestyle=":")
+    ax.set_xticks(range(len(budgets)), [f"{budget:g}" for budget in budgets])
+    ax.set_xlabel("budget")
+    ax.set_ylabel("stability of the selected sets")
+    ax.set_ylim(min(-0.2, float(rows["stability_low"].min()) - 0.05), 1.05)
+    figure.legend(loc="outside right center", frameon=False, fontsize=9)
+    n_runs = int(rows["n_runs"].max())
+    figure.suptitle(f"{problem}: stability of the selections over {n_runs} replicates")
+    return figure
+
+
+@_styled
 def mean_rank_figure(summary: pd.DataFrame) -> Figure:
     """RF paper Fig. 5 (bottom): each method's and strategy's mean rank over all real problems
     and budgets (the summary's `mean_rank`, among the entries that ran on all of them; the
@@ -857,6 +898,11 @@ def results_html_files(runs, summary, inputs):
 
     text = results_files(runs, summary, inputs)[""]
     return {"": RESULTS_PAGE.format(body=markdown.markdown(text, extensions=["tables"]))}
+
+
+def stability_files(runs, summary, inputs):
+    problems = sorted(summary.dropna(subset=["stability"])["problem"].unique())
+    return {f"{problem}.png": stability_figure(summary, problem) for problem in problems}
 
 
 def mean_rank_files(runs, summary, inputs):
