@@ -258,6 +258,11 @@ def test_the_recommendation_table_names_what_to_buy_and_leaves_out_worse_methods
     assert all("feature_0 (100%), feature_1 (100%), feature_2 (100%)" in line for line in lines)
 
 
+def test_the_cost_accuracy_figure_of_one_replicate_has_no_intervals(recommendations):
+    one = recommendations.assign(ci_low=np.nan, ci_high=np.nan)
+    assert_on_canvas(figures.cost_accuracy_figure(one, "wdbc"))
+
+
 def test_the_cost_accuracy_figure_labels_each_step_and_keeps_its_text_on_the_canvas(
     recommendations,
 ):

@@ -610,7 +610,9 @@ def cost_accuracy_figure(
     for ax in axes[len(methods) :]:
         ax.set_visible(False)
     largest = max(rows["cost"].max(), rows["budget"].max())
-    top = rows["ci_high"].max()
+    # With one replicate there are no intervals: the errors set the range.
+    errors = rows[["test_mmce", "ci_low", "ci_high"]].to_numpy()
+    bottom, top = min(0.0, np.nanmin(errors)), np.nanmax(errors)
     for ax, method in zip(axes, methods, strict=False):
         for other, front in fronts.items():
             if other != method:
@@ -659,9 +661,7 @@ def cost_accuracy_figure(
         ax.set_title(method, color=colour, fontsize=11)
         ax.set_xlim(-0.03 * largest, largest * 1.05)
         # Room above the curves for the list of steps.
-        ax.set_ylim(
-            min(0.0, rows["ci_low"].min()), top + 0.6 * (top - min(0.0, rows["ci_low"].min()))
-        )
+        ax.set_ylim(bottom, top + 0.6 * (top - bottom) + 0.01)
     for ax in axes[(n_rows - 1) * n_columns :]:
         ax.set_xlabel("cost of the features to buy")
     for ax in axes[::n_columns]:
