@@ -140,3 +140,12 @@ def test_the_report_shows_its_landing_text_results_table_and_figure_in_a_browser
         assert figure.is_visible()
         assert figure.evaluate("image => image.naturalWidth") > 500
         browser.close()
+
+
+def test_a_shipped_profile_is_found_by_name_and_an_unknown_one_is_named(tmp_path):
+    from costfs.cli.run_study import profile_folder
+    from costfs.core.errors import DataError
+
+    assert Path(profile_folder("slurm"), "config.yaml").is_file()
+    with pytest.raises(DataError, match=r"--profile nowhere: .*\['slurm'\]"):
+        profile_folder("nowhere")

@@ -51,6 +51,17 @@ def claim_folder(study: Path) -> None:
         mark.write_text(f"{study}\n")
 
 
+def profile_folder(profile: str) -> str:
+    """A profile folder as given, or one shipped with the workflow by name (`slurm`)."""
+    if Path(profile).exists():
+        return profile
+    shipped = packaged_snakefile().parent / "profiles" / profile
+    if shipped.is_dir():
+        return str(shipped)
+    names = sorted(p.name for p in (packaged_snakefile().parent / "profiles").iterdir())
+    raise DataError(f"--profile {profile}: no such folder, nor a shipped profile ({names})")
+
+
 def snakemake_command(study: Path, snakemake_arguments: list[str]) -> list[str]:
     return [
         sys.executable,
@@ -71,7 +82,9 @@ def run_study(args) -> None:
     if not study.is_file():
         raise DataError(f"{args.study}: no such study file (write one with costfs init-study)")
     claim_folder(study)
-    options = ["--cores", str(args.cores)] + (["--profile", args.profile] if args.profile else [])
+    options = ["--cores", str(args.cores)]
+    if args.profile:
+        options += ["--profile", profile_folder(args.profile)]
     log.info("running %s in %s", study.name, study.parent)
     if subprocess.run(snakemake_command(study, options + args.snakemake)).returncode:
         raise DataError(f"{study.name}: the workflow failed; its logs are in {study.parent}/logs")
@@ -90,7 +103,10 @@ def register(commands) -> None:
         run_study,
         (["study"], {"help": "the study config (costfs init-study writes one)"}),
         (["--cores"], {"type": positive_integer, "default": 1, "help": "cores to use (default 1)"}),
-        (["--profile"], {"help": "a Snakemake profile, e.g. for SLURM"}),
+        (
+            ["--profile"],
+            {"help": "a Snakemake profile folder, or slurm: the one shipped with the workflow"},
+        ),
         (["--report"], {"action": "store_true", "help": "also write report.html"}),
         (
             ["snakemake"],
