@@ -630,3 +630,30 @@ def test_a_multi_class_data_set_runs_end_to_end(own_data_study):
     majority_error = 1 - np.bincount(wine["target"]).max() / len(wine)
     assert (rich["n_selected"] > 0).all()
     assert rich.groupby("method")["test_mmce"].min().max() < majority_error
+
+
+def test_a_study_run_in_batches_of_replicates_equals_one_run_of_them_all(study, tmp_path):
+    """Replicates 1 and 2 as two batches (first_rep), joined by scripts/combine_batches.py:
+    the runs table and summary of the two-replicate study, byte for byte."""
+    batches = []
+    for first in (1, 2):
+        directory = write_study(tmp_path / f"batch{first}", first_rep=first, n_rep=1)
+        batches.append(run_study(directory, cores=2))
+    assert set(pd.read_parquet(batches[1] / "runs.parquet")["rep"]) == {2}
+    out = tmp_path / "union"
+    combined = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "combine_batches.py"), *map(str, batches)]
+        + ["--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert combined.returncode == 0, combined.stderr
+    for name in ("runs.parquet", "summary.parquet"):
+        assert (out / name).read_bytes() == (study / name).read_bytes(), name
+    twice = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "combine_batches.py"), str(batches[1])]
+        + [str(batches[1]), "--out", str(tmp_path / "twice")],
+        capture_output=True,
+        text=True,
+    )
+    assert twice.returncode != 0 and "replicate 2 is also in" in twice.stderr

@@ -37,7 +37,8 @@ class Study:
         self.simulation = config["simulation"]
         self.real = config["real_data"]
         self.methods = list(config["methods"])
-        self.reps = list(range(1, config["n_rep"] + 1))
+        first = config.get("first_rep", 1)
+        self.reps = list(range(first, first + config["n_rep"]))
         # One select_features job per block of replicates: one start for the block, one job
         # to plan, and a block still fits a cluster job's time.
         size = config["selection_replicates_per_job"]

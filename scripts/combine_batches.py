@@ -1,0 +1,62 @@
+"""Joins a study run in batches of replicates (the config's `first_rep` and `n_rep`) into the
+runs table and summary one run of all its replicates writes.
+
+    python scripts/combine_batches.py BATCH_RESULTS... --strategies agnostic simple tuned \
+        --out RESULTS
+
+Each BATCH_RESULTS is a batch's `results/` folder (its `runs.parquet` and `costs/`). The batches
+must be of one study (the same costs, drawn from the study seed) and hold different replicates.
+The findings tables of the union then come from `costfs tabulate-findings --runs
+RESULTS/runs.parquet ...`.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from costfs.cli import storage
+from costfs.core.costs import FeatureCosts
+from costfs.study import aggregation
+
+
+def combine(batches: list[Path], strategies: list[str], out: Path) -> None:
+    tables = [storage.read_table(batch / "runs.parquet") for batch in batches]
+    seen: dict[int, Path] = {}
+    for batch, table in zip(batches, tables, strict=True):
+        for rep in sorted(set(table["rep"])):
+            if rep in seen:
+                sys.exit(f"{batch}: replicate {rep} is also in {seen[rep]}")
+            seen[rep] = batch
+    costs = {path.stem: path.read_bytes() for path in sorted((batches[0] / "costs").glob("*.npz"))}
+    for batch in batches[1:]:
+        for problem, content in costs.items():
+            if (batch / "costs" / f"{problem}.npz").read_bytes() != content:
+                sys.exit(
+                    f"{batch}: the costs of {problem} differ from {batches[0]}'s: not one study"
+                )
+    runs = aggregation.combine_runs(tables)
+    n_features = {
+        problem: FeatureCosts.from_arrays(
+            storage.read_arrays(batches[0] / "costs" / f"{problem}.npz")
+        ).n_features
+        for problem in costs
+    }
+    storage.write_table(out / "runs.parquet", runs)
+    storage.write_table(
+        out / "summary.parquet", aggregation.summary_table(runs, strategies, n_features)
+    )
+    print(f"{len(batches)} batches, replicates {sorted(seen)}: {len(runs)} runs in {out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("batches", nargs="+", type=Path)
+    parser.add_argument("--strategies", nargs="+", default=["agnostic", "simple", "tuned"])
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    combine(args.batches, args.strategies, args.out)
+
+
+if __name__ == "__main__":
+    main()
