@@ -159,7 +159,10 @@ def method_differences(chosen: pd.DataFrame) -> pd.DataFrame:
     against each RECOMMENDED entry. `lower` and `higher` say whether the interval lies wholly
     below or above 0 (the first entry is significantly better or worse, by a paired test at
     5% per comparison, not corrected for the number of comparisons: `comparisons` has the
-    family-wise tests across problems)."""
+    family-wise tests across problems). A difference that is the same in every replicate
+    (`constant`: no spread, so no interval to test) is never `lower` or `higher`. `separate`
+    is the RF paper's own rule: the two entries' 95% intervals of their mean test MMCE (each
+    over the replicates) do not overlap."""
     cells = ["problem", "budget", "rep"]
     present = set(zip(chosen["method"], chosen["strategy"], strict=True))
     paper = [entry for entry in PAPER_ENTRIES if entry in present]
@@ -178,8 +181,21 @@ def method_differences(chosen: pd.DataFrame) -> pd.DataFrame:
         paired = first[["kind", "group"]].assign(difference=first["test_mmce"] - second)
         paired = paired.dropna(subset=["difference"]).reset_index()
         table = _interval(paired, ["group", "kind", "problem", "budget"], "difference")
+        # Each entry's own interval over the replicates they share, for the paper's rule.
+        shared = paired.set_index(cells).index
+        low, high = (
+            _interval(
+                pd.DataFrame(
+                    {"error": errors.reindex(shared).to_numpy()}, index=shared
+                ).reset_index(),
+                ["problem", "budget"],
+                "error",
+            ).set_index(["problem", "budget"])
+            for errors in (first["test_mmce"], second)
+        )
+        separate = (low["ci_high"] < high["ci_low"]) | (high["ci_high"] < low["ci_low"])
         tables.append(
-            table.assign(
+            table.join(separate.rename("separate"), on=["problem", "budget"]).assign(
                 method=method,
                 strategy=strategy,
                 versus_method=versus_method,
@@ -187,12 +203,13 @@ def method_differences(chosen: pd.DataFrame) -> pd.DataFrame:
             )
         )
     columns = ["group", "kind", "problem", "budget", "method", "strategy", "versus_method"]
-    columns += ["versus_strategy", "n_reps", "mean", "se", "ci_low", "ci_high"]
+    columns += ["versus_strategy", "n_reps", "mean", "se", "ci_low", "ci_high", "separate"]
     if not tables:
-        return pd.DataFrame(columns=columns + ["lower", "higher"])
+        return pd.DataFrame(columns=columns + ["constant", "lower", "higher"])
     table = pd.concat(tables, ignore_index=True)[columns]
-    table["lower"] = table["ci_high"] < 0
-    table["higher"] = table["ci_low"] > 0
+    table["constant"] = np.isclose(table["se"], 0.0, rtol=0.0, atol=1e-12)
+    table["lower"] = (table["ci_high"] < 0) & ~table["constant"]
+    table["higher"] = (table["ci_low"] > 0) & ~table["constant"]
     return _ordered(table)
 
 
