@@ -5,7 +5,8 @@ runs table and summary one run of all its replicates writes.
         --out RESULTS
 
 Each BATCH_RESULTS is a batch's `results/` folder (its `runs.parquet` and `costs/`). The batches
-must be of one study (the same costs, drawn from the study seed) and hold different replicates.
+must be of one study (the same costs, drawn from the study seed) and hold different runs: other
+replicates, or other methods.
 The findings tables of the union then come from `costfs tabulate-findings --runs
 RESULTS/runs.parquet ...`.
 """
@@ -21,12 +22,18 @@ from costfs.study import aggregation
 
 def combine(batches: list[Path], strategies: list[str], out: Path) -> None:
     tables = [storage.read_table(batch / "runs.parquet") for batch in batches]
-    seen: dict[int, Path] = {}
+    # Batches may split the replicates, the methods, or both (e.g. the paper's methods at 50
+    # replicates, the others at 20): a run is one (problem, method, replicate).
+    seen: dict[tuple, Path] = {}
     for batch, table in zip(batches, tables, strict=True):
-        for rep in sorted(set(table["rep"])):
-            if rep in seen:
-                sys.exit(f"{batch}: replicate {rep} is also in {seen[rep]}")
-            seen[rep] = batch
+        runs = table[["problem", "method", "rep"]].drop_duplicates()
+        for problem, method, rep in sorted(runs.itertuples(index=False)):
+            if (problem, method, rep) in seen:
+                sys.exit(
+                    f"{batch}: replicate {rep} of {method} on {problem} is also in "
+                    f"{seen[problem, method, rep]}"
+                )
+            seen[problem, method, rep] = batch
     costs = {path.stem: path.read_bytes() for path in sorted((batches[0] / "costs").glob("*.npz"))}
     for batch in batches[1:]:
         for problem, content in costs.items():
@@ -45,7 +52,8 @@ def combine(batches: list[Path], strategies: list[str], out: Path) -> None:
     storage.write_table(
         out / "summary.parquet", aggregation.summary_table(runs, strategies, n_features)
     )
-    print(f"{len(batches)} batches, replicates {sorted(seen)}: {len(runs)} runs in {out}")
+    reps = sorted({rep for _, _, rep in seen})
+    print(f"{len(batches)} batches, replicates {reps[0]}-{reps[-1]}: {len(runs)} runs in {out}")
 
 
 def main() -> None:

@@ -656,4 +656,4 @@ def test_a_study_run_in_batches_of_replicates_equals_one_run_of_them_all(study, 
         capture_output=True,
         text=True,
     )
-    assert twice.returncode != 0 and "replicate 2 is also in" in twice.stderr
+    assert twice.returncode != 0 and "replicate 2 of auc on A is also in" in twice.stderr
