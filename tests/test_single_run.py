@@ -88,15 +88,8 @@ def test_select_command_keeps_three_classes_as_the_python_selector(tmp_path, met
     results = {}
     for mapping in ([], ["--positive-class", "2"]):
         out = tmp_path / "result.json"
-        arguments = [
-            "select",
-            "--splits",
-            "0",
-            str(tmp_path / "wine.csv"),
-            "--costs",
-            str(tmp_path / "costs.csv"),
-        ]
-        arguments += ["--budget", "3", "--method", method, "--seed", "3", "--out", str(out)]
+        arguments = without_estimate(tmp_path / "wine.csv", tmp_path / "costs.csv", "3")
+        arguments += ["--method", method, "--seed", "3", "--out", str(out)]
         assert cli.main(arguments + mapping) == 0
         (results[bool(mapping)],) = json.loads(out.read_text())["results"]
     y = frame["target"]
@@ -113,15 +106,8 @@ def test_select_command_shows_progress_bars_on_stderr_and_the_selector_stays_qui
     frame.to_csv(tmp_path / "wine.csv", index=False)
     names = frame.columns[:-1]
     pd.DataFrame({"feature": names, "cost": 1.0}).to_csv(tmp_path / "costs.csv", index=False)
-    arguments = [
-        "select",
-        "--splits",
-        "0",
-        str(tmp_path / "wine.csv"),
-        "--costs",
-        str(tmp_path / "costs.csv"),
-    ]
-    arguments += ["--budget", "2", "3", "--method", "fs", "--n-trees", "20"]
+    arguments = without_estimate(tmp_path / "wine.csv", tmp_path / "costs.csv", "2", "3")
+    arguments += ["--method", "fs", "--n-trees", "20"]
     assert cli.main(arguments) == 0
     captured = capfd.readouterr()
     # tuning over the default xi grid: every (xi, budget) path, then the refits of their sets

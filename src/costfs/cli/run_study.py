@@ -55,10 +55,10 @@ def profile_folder(profile: str) -> str:
     """A profile folder as given, or one shipped with the workflow by name (`slurm`)."""
     if Path(profile).exists():
         return profile
-    shipped = packaged_snakefile().parent / "profiles" / profile
-    if shipped.is_dir():
-        return str(shipped)
-    names = sorted(p.name for p in (packaged_snakefile().parent / "profiles").iterdir())
+    profiles = packaged_snakefile().parent / "profiles"
+    if (profiles / profile).is_dir():
+        return str(profiles / profile)
+    names = sorted(path.name for path in profiles.iterdir())
     raise DataError(f"--profile {profile}: no such folder, nor a shipped profile ({names})")
 
 

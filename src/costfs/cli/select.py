@@ -15,7 +15,7 @@ from costfs.cli.arguments import THREADS, add_command, group_cost, positive_inte
 from costfs.cli.stages.realdata import read_table_file
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
-from costfs.core.metrics import METRICS
+from costfs.core.metrics import FURTHER_METRICS
 from costfs.core.progress import shown_on as progress_shown_on
 from costfs.core.tabular import encode_levels
 from costfs.methods import load_method, method_names
@@ -366,7 +366,7 @@ def register(commands) -> None:
             {
                 "nargs": "+",
                 "default": [],
-                "choices": [metric for metric in METRICS if metric != "mmce"],
+                "choices": FURTHER_METRICS,
                 "help": "held-out metrics besides the error rate: auc, brier, sensitivity, "
                 "specificity (class 1, or the --positive-class, is positive)",
             },

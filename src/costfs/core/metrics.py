@@ -14,6 +14,9 @@ METRICS = ("mmce", "auc", "brier", "sensitivity", "specificity")
 squared error of the predicted probabilities: of class 1 for two classes, summed over the
 classes for more), sensitivity (true positive rate) and specificity (true negative rate)."""
 
+FURTHER_METRICS = tuple(metric for metric in METRICS if metric != "mmce")
+"""What a study or `costfs select` can measure besides the error rate, which it always does."""
+
 
 def check_metrics(metrics) -> None:
     unknown = sorted(set(metrics) - set(METRICS))

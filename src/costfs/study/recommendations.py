@@ -75,6 +75,14 @@ def verdicts(chosen: pd.DataFrame) -> pd.Series:
     return pd.Series(results, name="verdict", dtype=object).rename_axis(KEYS)
 
 
+def _replicate_interval(values: pd.Series) -> tuple[float, float, float]:
+    """The mean of one value per replicate and its 95% t interval (NaN for one replicate)."""
+    n_reps = len(values)
+    se = values.std() / np.sqrt(n_reps) if n_reps > 1 else np.nan
+    low, high = t_interval(values.mean(), se, n_reps)
+    return values.mean(), float(low), float(high)
+
+
 def recommendations(
     chosen: pd.DataFrame,
     names: Mapping[str, Sequence[str]],
@@ -93,30 +101,21 @@ def recommendations(
         problem_costs = costs[problem]
         selections = list(runs["features"])
         features, frequency = consensus_set(selections, problem_costs, budget)
-        n_reps = len(runs)
-        mean = runs["test_mmce"].mean()
-        se = runs["test_mmce"].std() / np.sqrt(n_reps) if n_reps > 1 else np.nan
-        low, high = t_interval(mean, se, n_reps)
         stability = nogueira_stability(selections, problem_costs.n_features)
         metrics = {}
         for column in further_metrics(runs):
-            values = runs[column]
-            metric_se = values.std() / np.sqrt(n_reps) if n_reps > 1 else np.nan
-            metric_low, metric_high = t_interval(values.mean(), metric_se, n_reps)
-            metrics |= {column: values.mean(), f"{column}_low": float(metric_low)}
-            metrics[f"{column}_high"] = float(metric_high)
+            mean, low, high = _replicate_interval(runs[column])
+            metrics |= {column: mean, f"{column}_low": low, f"{column}_high": high}
         rows.append(
             (
                 *key,
-                n_reps,
+                len(runs),
                 "; ".join(str(names[problem][j]) for j in features),
                 "; ".join(f"{frequency[j]:.2f}" for j in features),
                 len(features),
                 problem_costs.total(features),
                 runs["cost"].mean(),
-                mean,
-                float(low),
-                float(high),
+                *_replicate_interval(runs["test_mmce"]),
                 *stability,
                 metrics,
             )

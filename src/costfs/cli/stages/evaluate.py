@@ -9,7 +9,7 @@ import pandas as pd
 from costfs.cli import storage
 from costfs.cli.arguments import OUT, STUDY_SEED, THREADS, add_command
 from costfs.core.costs import FeatureCosts
-from costfs.core.metrics import METRICS
+from costfs.core.metrics import FURTHER_METRICS
 from costfs.engine.forest import engine_for_data
 from costfs.engine.trees import resolve_refit_engine
 from costfs.methods import load_method
@@ -105,7 +105,7 @@ def register(commands) -> None:
             {
                 "action": "append",
                 "default": [],
-                "choices": [metric for metric in METRICS if metric != "mmce"],
+                "choices": FURTHER_METRICS,
                 "help": "a test metric recorded besides MMCE (repeatable)",
             },
         ),
