@@ -61,6 +61,35 @@ def test_tuning_gain_is_the_paired_difference_with_a_replicate_interval(chosen):
     assert len(by_setting) == 2 * len(gains) and set(by_setting["problem"]) == {"A", "C", "wdbc"}
 
 
+def test_tuning_gains_carry_the_paired_test_and_the_papers_rule(chosen):
+    by_setting = tuning_gains(chosen, by=["problem", "budget"])
+    # m1's strategies share each replicate's noise: constant gains, never significant by the
+    # paired test; their own intervals (0.30 / 0.20 / 0.10 + 0.01-0.03) are 0.1 apart with a
+    # half-width of 2.5 SEs of 0.0058: separate by the paper's rule.
+    assert by_setting["constant"].all() and (by_setting["p_value"] == 1.0).all()
+    assert (by_setting["p_holm"] == 1.0).all() and by_setting["separate"].all()
+
+
+def test_paired_p_values_are_the_one_sample_t_test_and_holm_works_per_family():
+    from scipy import stats
+
+    from costfs.study.aggregation import holm_adjusted, paired_p_values
+
+    rng = np.random.default_rng(3)
+    differences = rng.normal(0.01, 0.02, size=(6, 12))
+    mean = differences.mean(axis=1)
+    se = differences.std(axis=1, ddof=1) / np.sqrt(12)
+    expected = stats.ttest_1samp(differences, 0.0, axis=1).pvalue
+    np.testing.assert_allclose(paired_p_values(mean, se, 12), expected, rtol=1e-10)
+    assert paired_p_values(0.02, 0.0, 12) == 1.0  # the same difference in every replicate
+    assert np.isnan(paired_p_values(0.02, 0.0, 1))
+    p = pd.Series([0.01, 0.02, 0.04, 0.01, 0.03])
+    family = pd.Series(["a", "a", "a", "b", "b"])
+    # Holm: the i-th smallest of m p values times (m - i + 1), made monotone
+    np.testing.assert_allclose(holm_adjusted(p, [family]), [0.03, 0.04, 0.04, 0.02, 0.03])
+    np.testing.assert_allclose(holm_adjusted(p), [0.05, 0.06, 0.06, 0.05, 0.06])
+
+
 def test_methods_are_ranked_on_the_cells_where_all_ran(chosen):
     table = compare_methods(chosen).set_index(["group", "method"])
     assert table.loc[("independent", "m1"), "mean_rank"] == 1.0
@@ -184,6 +213,9 @@ def test_method_differences_are_paired_within_runs():
     assert auc_pfi["separate"]
     versus_pfi = other.loc[("C", "fixed", "pfi", "tuned")]
     assert not versus_pfi["separate"] and versus_pfi["constant"] and not versus_pfi["higher"]
+    # the paired test behind `lower`, Holm-corrected over a comparison's setups in a group
+    assert auc_pfi["p_value"] < 0.05 and auc_pfi["p_holm"] == auc_pfi["p_value"]
+    assert versus_pfi["p_value"] == 1.0
 
 
 def test_entry_ranks_rank_setup_means_like_the_paper():

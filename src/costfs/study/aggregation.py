@@ -25,6 +25,62 @@ def t_interval(mean, se, n_replicates) -> tuple:
     return mean - quantile * se, mean + quantile * se
 
 
+NO_SPREAD = 1e-12
+"""A standard error at most this is no spread: the values are the same in every replicate (up to
+floating-point rounding; a test error moves in steps of one over the test rows), so a t test
+has nothing to test."""
+
+
+def without_spread(se) -> np.ndarray:
+    """Whether each standard error is no spread (`NO_SPREAD`)."""
+    return np.isclose(np.asarray(se, dtype=float), 0.0, rtol=0.0, atol=NO_SPREAD)
+
+
+def replicate_intervals(values: pd.DataFrame, keys: list[str], column: str) -> pd.DataFrame:
+    """Per `keys`, the number of replicates (`n_reps`, one row of `values` each), the mean of
+    `column`, its standard error (0 for one replicate) and 95% t interval (`t_interval`)."""
+    table = (
+        values.groupby(keys, observed=True)[column]
+        .agg(n_reps="size", mean="mean", sd="std")
+        .reset_index()
+    )
+    table["se"] = table.pop("sd").fillna(0.0) / np.sqrt(table["n_reps"])
+    table["ci_low"], table["ci_high"] = t_interval(table["mean"], table["se"], table["n_reps"])
+    return table
+
+
+def paired_p_values(mean, se, n_replicates) -> np.ndarray:
+    """Two-sided p values of the paired t test that a mean difference over replicates is 0
+    (one-sample t test of the differences: t = mean / SE, n − 1 degrees of freedom). A
+    difference without spread (`without_spread`) is the same in every replicate: p = 1, it is
+    never significant. One replicate gives NaN."""
+    from scipy import stats
+
+    mean = np.asarray(mean, dtype=float)
+    se = np.asarray(se, dtype=float)
+    n_replicates = np.asarray(n_replicates, dtype=float)
+    constant = without_spread(se)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.abs(mean) / np.where(constant, np.nan, se)
+    p = 2 * stats.t.sf(t, np.where(n_replicates > 1, n_replicates - 1, np.nan))
+    return np.where(constant & (n_replicates > 1), 1.0, p)
+
+
+def holm_adjusted(p_values: pd.Series, families: list[pd.Series] | None = None) -> pd.Series:
+    """Holm's step-down adjustment of `p_values` within each family (rows with equal values of
+    `families`; None: all rows are one family), so that rejecting where the adjusted value is
+    below 0.05 keeps the family-wise error rate at 5%. NaN stays NaN and is not counted."""
+    from statsmodels.stats.multitest import multipletests
+
+    adjusted = pd.Series(np.nan, index=p_values.index, dtype=float)
+    groups = p_values.groupby(families, observed=True) if families else [(None, p_values)]
+    for _, family in groups:
+        tested = family.dropna()
+        if len(tested):
+            adjusted[tested.index] = multipletests(tested.to_numpy(), method="holm")[1]
+    return adjusted
+
+
 def choose_strategies(runs: pd.DataFrame, strategies: list[str]) -> pd.DataFrame:
     """Rows of `runs` picked by each strategy, per (problem, rep, method, budget).
 
@@ -64,12 +120,12 @@ def summarise(chosen: pd.DataFrame) -> pd.DataFrame:
     (problem, budget) and the mean rank over the real cells, among the entries that ran on all
     of them."""
     group = ["kind", "problem", "budget", "method", "strategy"]
-    summary = (
+    errors = replicate_intervals(chosen, group, "test_mmce").rename(
+        columns={"n_reps": "n_runs", "mean": "mmce_mean", "se": "mmce_se"}
+    )
+    others = (
         chosen.groupby(group, sort=True, observed=True)
         .agg(
-            n_runs=("test_mmce", "size"),
-            mmce_mean=("test_mmce", "mean"),
-            mmce_sd=("test_mmce", "std"),
             oob_mmce_mean=("oob_mmce", "mean"),
             cost_mean=("cost", "mean"),
             n_selected_mean=("n_selected", "mean"),
@@ -77,11 +133,8 @@ def summarise(chosen: pd.DataFrame) -> pd.DataFrame:
         )
         .reset_index()
     )
-    summary["mmce_se"] = summary["mmce_sd"].fillna(0.0) / np.sqrt(summary["n_runs"])
-    summary["ci_low"], summary["ci_high"] = t_interval(
-        summary["mmce_mean"], summary["mmce_se"], summary["n_runs"]
-    )
-    summary = summary.drop(columns="mmce_sd")
+    summary = errors[[*group, "n_runs", "mmce_mean"]].merge(others, on=group)
+    summary = summary.merge(errors[[*group, "mmce_se", "ci_low", "ci_high"]], on=group)
     real = summary["kind"] == "real"
     summary["rank"] = np.nan
     summary.loc[real, "rank"] = (

@@ -14,7 +14,13 @@ import pandas as pd
 
 from costfs.core.costs import FeatureCosts
 from costfs.study import comparisons
-from costfs.study.aggregation import summarise, t_interval
+from costfs.study.aggregation import (
+    holm_adjusted,
+    paired_p_values,
+    replicate_intervals,
+    summarise,
+    without_spread,
+)
 
 GROUP_ORDER = ["independent", "correlated", "real"]
 """Problem groups: simulated settings by data type (A, B independent; C, D correlated), then
@@ -56,15 +62,25 @@ def problem_groups(rows: pd.DataFrame) -> pd.Series:
     )
 
 
-def _interval(per_rep: pd.DataFrame, keys: list[str], value: str) -> pd.DataFrame:
-    """Mean, standard error and 95% interval of `value` over replicates, per `keys`."""
-    table = (
-        per_rep.groupby(keys, observed=True)[value]
-        .agg(n_reps="size", mean="mean", sd="std")
-        .reset_index()
+def _separate(first: pd.DataFrame, second: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """The RF paper's rule, per `keys`: whether two entries' 95% intervals of their mean test
+    MMCE over the replicates do not overlap. `first` and `second` hold one `error` per
+    (*keys, rep), the same rows in both."""
+    low, high = (
+        replicate_intervals(errors, keys, "error").set_index(keys) for errors in (first, second)
     )
-    table["se"] = table.pop("sd").fillna(0.0) / np.sqrt(table["n_reps"])
-    table["ci_low"], table["ci_high"] = t_interval(table["mean"], table["se"], table["n_reps"])
+    return ((low["ci_high"] < high["ci_low"]) | (high["ci_high"] < low["ci_low"])).rename(
+        "separate"
+    )
+
+
+def _tested(table: pd.DataFrame, family: list[str]) -> pd.DataFrame:
+    """The paired t test of each row's mean difference (`paired_p_values`): `constant` (no
+    spread, never significant), `p_value`, and `p_holm`, Holm-adjusted within the rows that
+    share `family` (one comparison across the setups of a problem group)."""
+    table["constant"] = without_spread(table["se"])
+    table["p_value"] = paired_p_values(table["mean"], table["se"], table["n_reps"])
+    table["p_holm"] = holm_adjusted(table["p_value"], [table[column] for column in family])
     return table
 
 
@@ -72,8 +88,10 @@ def tuning_gains(chosen: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     """Test MMCE of each fixed-xi strategy minus that of the tuned one, per (group, method,
     baseline, *by), `by` from "problem" and "budget": positive means tuning xi helps. A paired
     comparison: the differences are taken within each run, and the interval is over the
-    replicates' mean differences. Also the share of (problem, budget, replicate) cells where
-    tuning is strictly better and strictly worse."""
+    replicates' mean differences, with its paired t test (`_tested`: Holm over the rows of a
+    group, method and baseline) and the RF paper's non-overlap rule (`separate`). Also the
+    share of (problem, budget, replicate) cells where tuning is strictly better and strictly
+    worse."""
     cells = ["problem", "budget", "rep", "method"]
     rows = chosen.assign(group=problem_groups(chosen))
     tuned = rows[rows["strategy"] == "tuned"].set_index(cells)["test_mmce"]
@@ -83,20 +101,29 @@ def tuning_gains(chosen: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
         if fixed.empty:
             continue
         paired = fixed[["group"]].assign(
-            gain=fixed["test_mmce"] - tuned.reindex(fixed.index), baseline=baseline
+            fixed=fixed["test_mmce"],
+            tuned=tuned.reindex(fixed.index),
+            gain=fixed["test_mmce"] - tuned.reindex(fixed.index),
+            baseline=baseline,
         )
         paired = paired.dropna(subset=["gain"]).reset_index()
         keys = ["group", "method", "baseline", *by]
-        per_rep = paired.groupby(keys + ["rep"], observed=True)["gain"].mean().reset_index()
-        table = _interval(per_rep, keys, "gain")
+        per_rep = paired.groupby(keys + ["rep"], observed=True)[["gain", "fixed", "tuned"]]
+        per_rep = per_rep.mean().reset_index()
+        table = replicate_intervals(per_rep, keys, "gain")
+        separate = _separate(
+            *(per_rep.rename(columns={entry: "error"}) for entry in ("fixed", "tuned")), keys
+        )
         shares = paired.groupby(keys, observed=True)["gain"].agg(
             tuned_better=lambda g: float((g > 0).mean()),
             tuned_worse=lambda g: float((g < 0).mean()),
         )
-        tables.append(table.merge(shares.reset_index(), on=keys))
+        table = table.merge(shares.reset_index(), on=keys).join(separate, on=keys)
+        tables.append(table)
     if not tables:  # a study without the fixed strategies
         return pd.DataFrame(columns=["group", "method", "baseline", "n_reps", "mean"])
-    return _ordered(pd.concat(tables, ignore_index=True))
+    table = pd.concat(tables, ignore_index=True)
+    return _ordered(_tested(table, ["group", "method", "baseline"]))
 
 
 def best_rows(chosen: pd.DataFrame) -> pd.DataFrame:
@@ -123,7 +150,7 @@ def compare_methods(
     rows["rank"] = rows.groupby(cells)["test_mmce"].rank(method="average")
     keys = ["group", "method"] + (["budget"] if by_budget else [])
     per_rep = rows.groupby(keys + ["rep"], observed=True)[["test_mmce", "rank"]].mean()
-    table = _interval(per_rep.reset_index(), keys, "test_mmce")
+    table = replicate_intervals(per_rep.reset_index(), keys, "test_mmce")
     ranks = rows.groupby(keys, observed=True).agg(
         mean_rank=("rank", "mean"), n_cells=("rank", "size"), n_problems=("problem", "nunique")
     )
@@ -146,7 +173,7 @@ def xi_curves(runs: pd.DataFrame) -> pd.DataFrame:
     curve whether the value is the curve's minimum."""
     rows = runs[runs["hyperparameter"] == "xi"].rename(columns={"hyperparameter_value": "xi"})
     keys = ["kind", "problem", "budget", "method", "xi"]
-    table = _interval(rows, keys, "test_mmce")
+    table = replicate_intervals(rows, keys, "test_mmce")
     curve = ["problem", "budget", "method"]
     table["is_minimum"] = table["mean"] == table.groupby(curve)["mean"].transform("min")
     return table
@@ -180,22 +207,20 @@ def method_differences(chosen: pd.DataFrame) -> pd.DataFrame:
         second = by_entry.loc[(versus_method, versus_strategy)].set_index(cells)["test_mmce"]
         paired = first[["kind", "group"]].assign(difference=first["test_mmce"] - second)
         paired = paired.dropna(subset=["difference"]).reset_index()
-        table = _interval(paired, ["group", "kind", "problem", "budget"], "difference")
+        table = replicate_intervals(paired, ["group", "kind", "problem", "budget"], "difference")
         # Each entry's own interval over the replicates they share, for the paper's rule.
         shared = paired.set_index(cells).index
-        low, high = (
-            _interval(
+        separate = _separate(
+            *(
                 pd.DataFrame(
                     {"error": errors.reindex(shared).to_numpy()}, index=shared
-                ).reset_index(),
-                ["problem", "budget"],
-                "error",
-            ).set_index(["problem", "budget"])
-            for errors in (first["test_mmce"], second)
+                ).reset_index()
+                for errors in (first["test_mmce"], second)
+            ),
+            ["problem", "budget"],
         )
-        separate = (low["ci_high"] < high["ci_low"]) | (high["ci_high"] < low["ci_low"])
         tables.append(
-            table.join(separate.rename("separate"), on=["problem", "budget"]).assign(
+            table.join(separate, on=["problem", "budget"]).assign(
                 method=method,
                 strategy=strategy,
                 versus_method=versus_method,
@@ -204,10 +229,11 @@ def method_differences(chosen: pd.DataFrame) -> pd.DataFrame:
         )
     columns = ["group", "kind", "problem", "budget", "method", "strategy", "versus_method"]
     columns += ["versus_strategy", "n_reps", "mean", "se", "ci_low", "ci_high", "separate"]
+    tests = ["constant", "p_value", "p_holm", "lower", "higher"]
     if not tables:
-        return pd.DataFrame(columns=columns + ["constant", "lower", "higher"])
+        return pd.DataFrame(columns=columns + tests)
     table = pd.concat(tables, ignore_index=True)[columns]
-    table["constant"] = np.isclose(table["se"], 0.0, rtol=0.0, atol=1e-12)
+    table = _tested(table, ["group", "method", "strategy", "versus_method", "versus_strategy"])
     table["lower"] = (table["ci_high"] < 0) & ~table["constant"]
     table["higher"] = (table["ci_low"] > 0) & ~table["constant"]
     return _ordered(table)

@@ -9,7 +9,12 @@ import pandas as pd
 
 from costfs.core.costs import FeatureCosts
 from costfs.methods._bcr import BUDGET_TOLERANCE
-from costfs.study.aggregation import further_metrics, t_interval
+from costfs.study.aggregation import (
+    further_metrics,
+    holm_adjusted,
+    paired_p_values,
+    replicate_intervals,
+)
 from costfs.study.stability import KEYS, nogueira_stability, selection_matrix
 
 ALPHA = 0.05
@@ -45,9 +50,6 @@ def verdicts(chosen: pd.DataFrame) -> pd.Series:
     t tests over the replicates (the entries of a budget share each replicate's split), Holm
     corrected over the budget's comparisons; a difference that is the same in every replicate
     has no variance to test and is never significant."""
-    from scipy import stats
-    from statsmodels.stats.multitest import multipletests
-
     results = {}
     for (kind, problem, budget), runs in chosen.groupby(KEYS[:3], sort=True, observed=True):
         errors = runs.pivot_table(
@@ -59,28 +61,17 @@ def verdicts(chosen: pd.DataFrame) -> pd.Series:
             continue
         lowest = errors.mean().idxmin()
         others = [entry for entry in entries if entry != lowest]
-        p_values = []
-        for entry in others:
-            differences = errors[entry] - errors[lowest]
-            constant = np.isclose(differences.std(), 0.0)
-            p_values.append(1.0 if constant else stats.ttest_1samp(differences, 0.0).pvalue)
-        rejected = (
-            multipletests(p_values, alpha=ALPHA, method="holm")[0] if others else np.array([])
+        differences = errors[others].sub(errors[lowest], axis=0)
+        p_values = paired_p_values(
+            differences.mean(), differences.std() / np.sqrt(len(errors)), len(errors)
         )
+        rejected = holm_adjusted(pd.Series(p_values)) < ALPHA
         for entry, significant in zip(others, rejected, strict=True):
             results[(kind, problem, budget, *entry)] = VERDICTS[2] if significant else VERDICTS[1]
         results[(kind, problem, budget, *lowest)] = (
             VERDICTS[0] if others and rejected.all() else VERDICTS[1]
         )
     return pd.Series(results, name="verdict", dtype=object).rename_axis(KEYS)
-
-
-def _replicate_interval(values: pd.Series) -> tuple[float, float, float]:
-    """The mean of one value per replicate and its 95% t interval (NaN for one replicate)."""
-    n_reps = len(values)
-    se = values.std() / np.sqrt(n_reps) if n_reps > 1 else np.nan
-    low, high = t_interval(values.mean(), se, n_reps)
-    return values.mean(), float(low), float(high)
 
 
 def recommendations(
@@ -95,6 +86,10 @@ def recommendations(
     replicates: the error of the method's selection, refit on each replicate's training
     data), the selections' stability with its interval, each further test metric
     (`test_auc`, ...) with its interval, and the budget's verdict."""
+    intervals = {
+        column: replicate_intervals(chosen, KEYS, column).set_index(KEYS)
+        for column in ["test_mmce", *further_metrics(chosen)]
+    }
     rows = []
     for key, runs in chosen.groupby(KEYS, sort=True, observed=True):
         problem, budget = key[1], key[2]
@@ -104,7 +99,7 @@ def recommendations(
         stability = nogueira_stability(selections, problem_costs.n_features)
         metrics = {}
         for column in further_metrics(runs):
-            mean, low, high = _replicate_interval(runs[column])
+            mean, low, high = intervals[column].loc[key, ["mean", "ci_low", "ci_high"]]
             metrics |= {column: mean, f"{column}_low": low, f"{column}_high": high}
         rows.append(
             (
@@ -115,7 +110,7 @@ def recommendations(
                 len(features),
                 problem_costs.total(features),
                 runs["cost"].mean(),
-                *_replicate_interval(runs["test_mmce"]),
+                *intervals["test_mmce"].loc[key, ["mean", "ci_low", "ci_high"]],
                 *stability,
                 metrics,
             )
@@ -130,9 +125,11 @@ def recommendations(
     )
     table = table.merge(verdicts(chosen).reset_index(), on=KEYS, how="left")
     order = table["kind"].map({"real": 0, "simulated": 1})
+    # Equal errors computed along different paths can differ in the last bit: rounded, they
+    # tie, and the method's name orders them.
     return (
-        table.assign(order=order)
-        .sort_values(["order", "problem", "budget", "test_mmce", "method"], kind="stable")
-        .drop(columns="order")
+        table.assign(order=order, error=table["test_mmce"].round(12))
+        .sort_values(["order", "problem", "budget", "error", "method"], kind="stable")
+        .drop(columns=["order", "error"])
         .reset_index(drop=True)
     )
