@@ -12,6 +12,7 @@ from costfs.study.findings import (
     per_setting,
     selected_features,
     stage_costs,
+    tuned_against_curves,
     tuning_gains,
     xi_curves,
 )
@@ -177,6 +178,24 @@ def test_xi_curves_mark_each_curve_minimum(chosen):
     assert "m2" not in curves.index.get_level_values("method")  # no xi
 
 
+def test_tuned_xi_is_compared_with_the_curves_best_point_in_hindsight():
+    rows = []
+    for rep in (1, 2, 3):
+        for value, test in ((0.0, 0.30), (1.0, 0.20), (2.0, 0.10), (3.0, 0.10)):
+            # OOB picks xi = 1 in replicates 1 and 2, xi = 2 in replicate 3
+            oob = 0.0 if value == (2.0 if rep == 3 else 1.0) else 0.5
+            rows.append(run("A", rep, "m1", value, 1, oob, test + 0.01 * rep))
+    runs = pd.DataFrame(rows)
+    chosen = choose_strategies(runs, ["tuned"])
+    row = tuned_against_curves(chosen, runs).iloc[0]
+    # minima tie at xi = 2 and 3 (0.12): the smallest is the best xi, both counted
+    assert (row["best_xi"], row["n_minima"]) == (2.0, 2)
+    assert row["curve_minimum"] == pytest.approx(0.12) and not row["below_curve"]
+    # tuned minus the best point: 0.1, 0.1, 0 over the replicates
+    assert row["mean"] == pytest.approx(0.2 / 3) and row["n_reps"] == 3
+    assert not row["constant"] and 0 < row["p_value"] < 1 and row["p_holm"] == row["p_value"]
+
+
 def paper_runs():
     """Setting C and real data, 3 replicates, one budget: the paper's methods and one other.
     On C auc beats pfi by 0.04-0.06 depending on the replicate; `other` is pfi + 0.01."""
@@ -206,7 +225,8 @@ def test_method_differences_are_paired_within_runs():
     other = table.xs("other", level="method")
     assert set(other.index.get_level_values("versus_method")) == {"pfi", "sts"}
     assert other.loc[("C", "fixed", "pfi", "tuned"), "mean"] == pytest.approx(0.01)
-    assert len(table) == 2 * (10 + 2)  # two problems: 10 paper pairs and 2 for `other`
+    # two problems: 10 paper pairs, xi = 0 against 1 for auc, pfi, sts and 2 for `other`
+    assert len(table) == 2 * (10 + 3 + 2)
     # The paper's rule, on the entries' own intervals over the replicates: auc (0.18 in every
     # replicate) lies below pfi's [0.222, 0.251]; `other` (pfi + 0.01 in every replicate)
     # overlaps it, and their constant difference is no evidence either.

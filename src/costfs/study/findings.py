@@ -46,6 +46,9 @@ PAPER_BASELINES = (("auc", "agnostic"), ("pfi", "agnostic"), ("sts", "agnostic")
 """With PAPER_ENTRIES the eight entries of the paper's real-data mean ranks (its Fig. 5): the
 cost-agnostic baselines AUC-0, pFI-0, STS-0 besides FS-0."""
 
+FIXED_XI_PAIRS = tuple(((m, "agnostic"), (m, "simple")) for m in ("auc", "pfi", "sts"))
+"""xi = 0 against xi = 1 for the paper's filters: is either generally superior (its Aim 1)?"""
+
 RECOMMENDED = (("pfi", "tuned"), ("sts", "tuned"))
 """The paper's recommendation, which every other method is compared with pairwise."""
 
@@ -179,10 +182,49 @@ def xi_curves(runs: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def tuned_against_curves(chosen: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """Tuned xi against the best fixed xi in hindsight (the RF paper: tuned "is generally lower
+    than any point on the curves"), per (problem, budget, method) of the methods whose
+    hyperparameter is xi. `best_xi` is the curve's minimum (`xi_curves`; the smallest xi on a
+    tie) and `n_minima` the number of tied minima. The difference is tuned minus the error at
+    `best_xi` within each run, with its t interval, paired test (`_tested`: Holm over a group
+    and method) and the paper's rule (`separate`); `below_curve`: the tuned mean is below the
+    curve's lowest mean. The best xi is chosen on the test errors themselves, which favours
+    the curve."""
+    curves = xi_curves(runs)
+    curve = ["problem", "budget", "method"]
+    minima = curves[curves["is_minimum"]].sort_values("xi", kind="stable")
+    best = minima.groupby(curve, observed=True).agg(
+        best_xi=("xi", "first"), n_minima=("xi", "size"), curve_minimum=("mean", "first")
+    )
+    cells = ["problem", "budget", "method", "rep"]
+    xi_rows = runs[runs["hyperparameter"] == "xi"].join(best["best_xi"], on=curve)
+    at_best = xi_rows[np.isclose(xi_rows["hyperparameter_value"], xi_rows["best_xi"])]
+    tuned = chosen[(chosen["strategy"] == "tuned") & chosen["method"].isin(curves["method"])]
+    tuned = tuned.assign(group=problem_groups(tuned)).set_index(cells)
+    paired = tuned[["group", "kind"]].assign(
+        tuned=tuned["test_mmce"], error=at_best.set_index(cells)["test_mmce"]
+    )
+    paired = paired.dropna(subset=["error"]).reset_index()
+    paired["difference"] = paired["tuned"] - paired["error"]
+    keys = ["group", "kind", "problem", "budget", "method"]
+    table = replicate_intervals(paired, keys, "difference")
+    separate = _separate(
+        paired, paired.drop(columns="error").rename(columns={"tuned": "error"}), keys
+    )
+    table = table.join(separate, on=keys).join(best, on=curve)
+    tuned_mean = replicate_intervals(paired, keys, "tuned").set_index(keys)["mean"]
+    table["below_curve"] = table.join(tuned_mean.rename("tuned_mean"), on=keys).eval(
+        "tuned_mean < curve_minimum"
+    )
+    return _ordered(_tested(table, ["group", "method"]))
+
+
 def method_differences(chosen: pd.DataFrame) -> pd.DataFrame:
     """Paired differences of test MMCE per (problem, budget): `method` (at `strategy`) minus
     `versus_method` (at `versus_strategy`) within each run, with the t interval over the
-    replicates. Pairs: every two of PAPER_ENTRIES, and every other method at its best strategy
+    replicates. Pairs: every two of PAPER_ENTRIES, xi = 0 against xi = 1 for the paper's
+    filters (`FIXED_XI_PAIRS`), and every other method at its best strategy
     against each RECOMMENDED entry. `lower` and `higher` say whether the interval lies wholly
     below or above 0 (the first entry is significantly better or worse, by a paired test at
     5% per comparison, not corrected for the number of comparisons: `comparisons` has the
@@ -199,6 +241,7 @@ def method_differences(chosen: pd.DataFrame) -> pd.DataFrame:
         if strategy in BEST_STRATEGIES and method not in PAPER_METHODS
     )
     pairs = [(a, b) for i, a in enumerate(paper) for b in paper[i + 1 :]]
+    pairs += [pair for pair in FIXED_XI_PAIRS if set(pair) <= present]
     pairs += [(other, best) for other in others for best in RECOMMENDED if best in present]
     by_entry = chosen.assign(group=problem_groups(chosen)).set_index(["method", "strategy"])
     tables = []
@@ -415,6 +458,9 @@ TABLES = {
     "per_setting": lambda chosen, timings, context: per_setting(chosen),
     "xi_curves": lambda chosen, timings, context: xi_curves(context["runs"]),
     "method_differences": lambda chosen, timings, context: method_differences(chosen),
+    "tuned_against_curves": lambda chosen, timings, context: tuned_against_curves(
+        chosen, context["runs"]
+    ),
     "ranks": lambda chosen, timings, context: entry_ranks(chosen),
     "selected_features": lambda chosen, timings, context: selected_features(
         chosen, context["design"]
