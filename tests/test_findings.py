@@ -268,3 +268,13 @@ def test_selected_features_profile_informative_share_and_blocks():
     # rep 1: the null feature 1 shares feature 0's block; rep 2: feature 2 does not
     assert profile["share_null_in_informative_block"] == 0.5
     assert selected_features(chosen, None).empty
+
+
+def test_entry_ranks_count_a_data_set_with_several_cost_vectors_once():
+    runs = paper_runs()
+    repetition = runs[runs["problem"] == "wdbc"].assign(problem="wdbc_c2")
+    # on the second cost vector the order of the entries is reversed
+    repetition["test_mmce"] = 1 - repetition["test_mmce"]
+    ranks = entry_ranks(pd.concat([runs, repetition], ignore_index=True))
+    expected = entry_ranks(runs)
+    pd.testing.assert_frame_equal(ranks, expected)
