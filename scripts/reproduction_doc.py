@@ -8,6 +8,7 @@ every number of the document stands in a committed table.
 """
 
 import pandas as pd
+from reproduction_verdicts import RULES
 
 from costfs.study.findings import PAPER_ENTRIES, PAPER_METHODS, RECOMMENDED, entry_label
 
@@ -17,15 +18,17 @@ TABLES = (
     "tuning_by_setting",
     "xi_curves",
     "method_differences",
+    "tuned_against_curves",
     "ranks",
     "selected_features",
     "stage_costs",
 )
 """The findings tables copied to docs/reproduction/ (`results/findings/<name>.csv`)."""
 
-COMMITTED = (*TABLES, "counts", "refit_seeds")
-"""Every table under docs/reproduction/: the findings, the counts the prose cites, and the
-measurement of common random numbers for the refits (`scripts/benchmark_refit_seeds.py`)."""
+COMMITTED = (*TABLES, "counts", "verdicts", "refit_seeds")
+"""Every table under docs/reproduction/: the findings, the counts the prose cites, the verdicts
+(`reproduction_verdicts`), and the measurement of common random numbers for the refits
+(`scripts/benchmark_refit_seeds.py`)."""
 
 SETTINGS = ("A", "B", "C", "D")
 PAIRS = (
@@ -183,8 +186,24 @@ def tuning_block(tables, problems) -> str:
     return _table(["problem", "budget", *header], rows)
 
 
+def _significance_counts(label, group, cells, first_better) -> list[tuple]:
+    """Setups of a comparison and, under each rule, those where the first entry is
+    significantly better and worse; `first_better` says where the difference favours the
+    first entry."""
+    rows = [(label, group, "setups", len(cells))]
+    paired = cells["p_holm"] < 0.05
+    for rule, significant in (("intervals separate", cells["separate"]), ("paired, Holm", paired)):
+        significant = significant.astype(bool)
+        rows += [
+            (label, group, f"first better ({rule})", int((significant & first_better).sum())),
+            (label, group, f"first worse ({rule})", int((significant & ~first_better).sum())),
+        ]
+    return rows
+
+
 def counts(tables) -> pd.DataFrame:
-    """The counts the prose cites, per problem group (and method where it matters)."""
+    """The counts the prose cites, per problem group (and method where it matters). A curve
+    whose minimum is tied between places counts at each."""
     rows = []
     groups = {"A, B": ("A", "B"), "C, D": ("C", "D")}
     real = tuple(sorted(set(tables["problems"]["problem"]) - set(SETTINGS)))
@@ -193,45 +212,26 @@ def counts(tables) -> pd.DataFrame:
     curves = curves[curves["method"].isin(XI_METHODS)]
     minima = curves[curves["is_minimum"]]
     top = curves["xi"].max()
+    places = {
+        "minimum at xi = 0": lambda xi: (xi == 0).any(),
+        "minimum inside the grid": lambda xi: ((xi > 0) & (xi < top)).any(),
+        "minimum at the largest xi": lambda xi: (xi == top).any(),
+    }
     for group, problems in groups.items():
         at = minima[minima["problem"].isin(problems)]
         for method in XI_METHODS:
-            of = at[at["method"] == method].drop_duplicates(["problem", "budget"])
+            per_curve = at[at["method"] == method].groupby(["problem", "budget"])["xi"]
+            rows.append((f"xi curves of {method}", group, "curves", per_curve.ngroups))
             rows += [
-                (f"xi curves of {method}", group, "curves", len(of)),
-                (f"xi curves of {method}", group, "minimum at xi = 0", int((of["xi"] == 0).sum())),
-                (
-                    f"xi curves of {method}",
-                    group,
-                    "minimum inside the grid",
-                    int(((of["xi"] > 0) & (of["xi"] < top)).sum()),
-                ),
-                (
-                    f"xi curves of {method}",
-                    group,
-                    "minimum at the largest xi",
-                    int((of["xi"] == top).sum()),
-                ),
+                (f"xi curves of {method}", group, place, int(per_curve.apply(holds).sum()))
+                for place, holds in places.items()
             ]
         tuning = tables["tuning_by_setting"]
         tuning = tuning[tuning["problem"].isin(problems)]
         for (method, baseline), cells in tuning.groupby(["method", "baseline"]):
             label = f"tuned against {entry_label(method, baseline)}"
-            rows += [
-                (label, group, "setups", len(cells)),
-                (
-                    label,
-                    group,
-                    "tuning better (interval above 0)",
-                    int((cells["ci_low"] > 0).sum()),
-                ),
-                (
-                    label,
-                    group,
-                    "tuning worse (interval below 0)",
-                    int((cells["ci_high"] < 0).sum()),
-                ),
-            ]
+            # fixed minus tuned: tuned (the first) is better where it is positive
+            rows += _significance_counts(label, group, cells, cells["mean"] > 0)
         differences = tables["method_differences"]
         differences = differences[differences["problem"].isin(problems)]
         for (method, strategy, versus, versus_strategy), cells in differences.groupby(
@@ -240,11 +240,7 @@ def counts(tables) -> pd.DataFrame:
             label = (
                 f"{entry_label(method, strategy)} against {entry_label(versus, versus_strategy)}"
             )
-            rows += [
-                (label, group, "setups", len(cells)),
-                (label, group, "first better (interval below 0)", int(cells["lower"].sum())),
-                (label, group, "first worse (interval above 0)", int(cells["higher"].sum())),
-            ]
+            rows += _significance_counts(label, group, cells, cells["mean"] < 0)
     return pd.DataFrame(rows, columns=["comparison", "problems", "count", "value"])
 
 
@@ -318,6 +314,32 @@ def features_block(tables) -> str:
     return _table(header + ["cost per feature", "null features in a chosen block"], rows)
 
 
+def _verdict_cell(row) -> str:
+    if row.verdict == "not run":
+        return "not run"
+    return f"**{row.verdict}** ({row.support} for, {row.against} against, of {row.setups})"
+
+
+def verdicts_block(tables) -> str:
+    """One line per claim and problems: its verdict under the paper's rule and under the paired
+    test (or under the statistic that judges a claim about means or ranks)."""
+    verdicts = tables["verdicts"]
+    rows = []
+    for (finding, claim, problems), of in verdicts.groupby(
+        ["finding", "claim", "problems"], sort=False
+    ):
+        by_rule = {row.rule: row for row in of.itertuples()}
+        if set(by_rule) == set(RULES):
+            cells = [_verdict_cell(by_rule[rule]) for rule in RULES]
+        else:
+            ((rule, row),) = by_rule.items()
+            cells = [f"{_verdict_cell(row)}, by {rule}", "—"]
+        note = of["note"].dropna().iloc[0] if of["note"].notna().any() else ""
+        rows.append([str(finding), claim, problems, *cells, note])
+    header = ["§", "the paper's claim", "problems", "non-overlap (the paper's rule)"]
+    return _table(header + ["paired t test, Holm", "counted"], rows)
+
+
 def blocks(tables) -> dict[str, str]:
     """Block name -> Markdown, from the committed tables (name -> DataFrame, `counts` too)."""
     real = sorted(set(tables["problems"]["problem"]) - set(SETTINGS))
@@ -331,6 +353,7 @@ def blocks(tables) -> dict[str, str]:
         for baseline in ("agnostic", "simple")
     ]
     return {
+        "verdicts": verdicts_block(tables),
         "refit_seeds": refit_seeds_block(tables),
         "problems": problems_block(tables),
         "xi_minima": counts_block(table, [f"xi curves of {method}" for method in XI_METHODS]),

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 from method_docs import replace_block
 from reproduction_doc import COMMITTED, TABLES, XI_METHODS, blocks, counts
+from reproduction_verdicts import verdicts
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE_DIR = REPO / "docs" / "reproduction"
@@ -36,6 +37,7 @@ def main() -> None:
         curves = curves[curves["method"].isin(XI_METHODS)]
         curves.to_csv(TABLE_DIR / "xi_curves.csv", index=False, float_format="%.5g")
         counts(read_tables(TABLES)).to_csv(TABLE_DIR / "counts.csv", index=False)
+        verdicts(read_tables(TABLES)).to_csv(TABLE_DIR / "verdicts.csv", index=False)
     text = DOCUMENT.read_text()
     for name, block in blocks(read_tables()).items():
         text = replace_block(text, name, block, ("<!--", "-->"))
