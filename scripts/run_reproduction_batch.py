@@ -4,6 +4,10 @@ for the paper's entries or for the related work, and keeps the batch's compact r
     python scripts/run_reproduction_batch.py --methods paper --first-rep 1 --n-rep 5 \
         --workdir ../batches/paper-1 --cores 2
 
+`--sensitivity` runs a variant of the study on settings C and D for docs/reproduction.md's
+sensitivity analysis: `seed` with another study seed (new draws of mu, Sigma and costs), `fs-trees`
+forward selection with 500-tree internal forests (the paper's size) instead of 100.
+
 The batch runs in --workdir with the workflow and package of the checkout this script is in
 (run it from an unchanging copy, e.g. `git archive`, to keep editing the project meanwhile); an
 interrupted batch resumes when run again. When it finishes, its runs table (without the
@@ -31,9 +35,32 @@ DROPPED_COLUMNS = ("feature_names",)
 the data set's columns, and are most of the table's bytes."""
 
 
-def batch_config(source: Path, methods: str, first_rep: int, n_rep: int) -> dict:
+SENSITIVITY_SETTINGS = ["C", "D"]
+SECOND_SEED = 20240608
+FS_TREES = 500
+
+
+def sensitivity_config(config: dict, sensitivity: str) -> dict:
+    """The variant `sensitivity` of the study `config` on settings C and D only: "seed" draws
+    the simulation anew from another study seed; "fs-trees" grows forward selection's internal
+    forests at the paper's 500 trees, forward selection alone."""
+    config["simulation"]["settings"] = SENSITIVITY_SETTINGS
+    config["real_data"]["datasets"] = {}
+    if sensitivity == "seed":
+        config["seed"] = SECOND_SEED
+    elif sensitivity == "fs-trees":
+        config["methods"] = {"fs": {**config["methods"]["fs"], "n_trees": FS_TREES}}
+    else:
+        raise ValueError(f"unknown sensitivity variant {sensitivity!r}")
+    return config
+
+
+def batch_config(
+    source: Path, methods: str, first_rep: int, n_rep: int, sensitivity: str | None = None
+) -> dict:
     """The study `source` with replicates first_rep..first_rep + n_rep - 1 and only the paper's
-    entries (`methods` "paper") or only the others ("related")."""
+    entries (`methods` "paper") or only the others ("related"), or its `sensitivity` variant
+    (`sensitivity_config`)."""
     config = yaml.safe_load(source.read_text())
     config["first_rep"] = first_rep
     config["n_rep"] = n_rep
@@ -43,7 +70,7 @@ def batch_config(source: Path, methods: str, first_rep: int, n_rep: int) -> dict
         for name, settings in config["methods"].items()
         if (name in PAPER_METHODS) == (methods == "paper")
     }
-    return config
+    return sensitivity_config(config, sensitivity) if sensitivity else config
 
 
 def keep_batch(workdir: Path, out: Path, description: dict) -> None:
@@ -64,6 +91,7 @@ def main() -> None:
     parser.add_argument("--first-rep", type=int, required=True)
     parser.add_argument("--n-rep", type=int, required=True)
     parser.add_argument("--workdir", type=Path, required=True)
+    parser.add_argument("--sensitivity", choices=["seed", "fs-trees"])
     parser.add_argument("--cores", default="2")
     parser.add_argument("--config", type=Path, default=REPO / "config" / "reproduction.yaml")
     parser.add_argument(
@@ -76,9 +104,11 @@ def main() -> None:
     args = parser.parse_args()
     last_rep = args.first_rep + args.n_rep - 1
     name = f"{args.methods}-reps-{args.first_rep}-{last_rep}"
+    if args.sensitivity:
+        name = f"{args.sensitivity}-{name}"
     out = args.out or Path.cwd() / "docs" / "reproduction" / "batches" / name
     args.workdir.mkdir(parents=True, exist_ok=True)
-    config = batch_config(args.config, args.methods, args.first_rep, args.n_rep)
+    config = batch_config(args.config, args.methods, args.first_rep, args.n_rep, args.sensitivity)
     config_file = args.workdir / "batch.yaml"
     config_file.write_text(yaml.safe_dump(config))
     command = [
@@ -103,6 +133,7 @@ def main() -> None:
         out,
         {
             "methods": sorted(config["methods"]),
+            "sensitivity": args.sensitivity,
             "first_rep": args.first_rep,
             "last_rep": last_rep,
             "config": str(args.config.name),

@@ -29,8 +29,8 @@ from costfs.study.aggregation import (
     on_pareto_front,
     pareto_areas,
     pareto_front,
+    replicate_intervals,
     summarise,
-    t_interval,
 )
 from costfs.study.comparisons import ALPHA, level_blocks, mean_ranks, nemenyi_p_values
 from costfs.study.findings import BEST_STRATEGIES
@@ -143,16 +143,13 @@ def _draw_ci_boxes(ax, stats: pd.DataFrame, positions, *, horizontal: bool) -> N
 
 def xi_curve_statistics(runs: pd.DataFrame) -> pd.DataFrame:
     """Per (method, xi): mean test MMCE, its 95% CI and the 5% and 95% quantiles over reps."""
-    grouped = runs.groupby(["method", "hyperparameter_value"])["test_mmce"]
-    stats = grouped.agg(
-        n_runs="size",
-        mmce_mean="mean",
-        mmce_sd="std",
-        q05=lambda values: values.quantile(0.05),
-        q95=lambda values: values.quantile(0.95),
-    ).reset_index()
-    se = stats.pop("mmce_sd").fillna(0.0) / np.sqrt(stats["n_runs"])
-    stats["ci_low"], stats["ci_high"] = t_interval(stats["mmce_mean"], se, stats["n_runs"])
+    keys = ["method", "hyperparameter_value"]
+    stats = replicate_intervals(runs, keys, "test_mmce").drop(columns="se")
+    quantiles = runs.groupby(keys)["test_mmce"].agg(
+        q05=lambda values: values.quantile(0.05), q95=lambda values: values.quantile(0.95)
+    )
+    stats = stats.rename(columns={"n_reps": "n_runs", "mean": "mmce_mean"})
+    stats = stats.merge(quantiles.reset_index(), on=keys)
     return stats.rename(columns={"hyperparameter_value": "xi"})
 
 

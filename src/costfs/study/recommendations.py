@@ -15,10 +15,8 @@ from costfs.study.aggregation import (
     paired_p_values,
     replicate_intervals,
 )
+from costfs.study.comparisons import ALPHA
 from costfs.study.stability import KEYS, nogueira_stability, selection_matrix
-
-ALPHA = 0.05
-"""The family-wise error rate of a budget's comparisons with its lowest error (Holm)."""
 
 MAJORITY = 0.5
 """A feature is recommended when at least this share of the replicates selected it."""
@@ -48,8 +46,8 @@ def verdicts(chosen: pd.DataFrame) -> pd.Series:
     with the lowest mean test MMCE is significantly lower than every other, "worse" when an
     entry is significantly higher than that lowest, else "no significant difference". Paired
     t tests over the replicates (the entries of a budget share each replicate's split), Holm
-    corrected over the budget's comparisons; a difference that is the same in every replicate
-    has no variance to test and is never significant."""
+    corrected over the budget's comparisons at a family-wise ALPHA; a difference that is the
+    same in every replicate has no variance to test and is never significant."""
     results = {}
     for (kind, problem, budget), runs in chosen.groupby(KEYS[:3], sort=True, observed=True):
         errors = runs.pivot_table(
