@@ -314,6 +314,67 @@ def features_block(tables) -> str:
     return _table(header + ["cost per feature", "null features in a chosen block"], rows)
 
 
+FINDING_TITLES = {
+    "1": "ξ = 0 against ξ = 1, and where the ξ curves have their minimum (§4.1, Aim 1)",
+    "2": "Tuning ξ (§4.1, Aim 2)",
+    "3": "The methods on independent data, settings A and B (§4.1)",
+    "4": "The methods on correlated data, settings C and D (§4.1)",
+    "5": "The budget's effect on the differences between methods (§4.1)",
+    "6": "Costs correlated with relevance: B against A, D against C (§4.1)",
+    "7": "Real data (§4.2, Fig. 5)",
+}
+
+
+def _verdict_phrase(by_rule: dict) -> str:
+    """A claim's verdicts on some problems: under both rules, or under its only statistic."""
+    if set(by_rule) != set(RULES):
+        ((rule, row),) = by_rule.items()
+        return f"**{row.verdict}** by {rule}"
+    first, second = (by_rule[rule].verdict for rule in RULES)
+    if first == second:
+        return f"**{first}** by both rules"
+    return f"**{first}** by the paper's rule, **{second}** by the paired test"
+
+
+def verdict_paragraphs_block(tables) -> str:
+    """One paragraph per finding: its verdict by the paper's rule (reproduced, not reproduced or
+    inconclusive when all its claims are; partly reproduced when some are reproduced), at the
+    fewest replicates its claims rest on, then
+    each claim's verdicts on each group of problems (the counts are in the table below)."""
+    verdicts = tables["verdicts"]
+    paragraphs = []
+    for finding, of_finding in verdicts.groupby("finding", sort=True):
+        of_finding = of_finding[of_finding["verdict"] != "not run"]
+        if of_finding.empty:
+            continue
+        sentences, primary = [], []
+        for claim, of_claim in of_finding.groupby("claim", sort=False):
+            places: dict[str, list[str]] = {}
+            for problems, of in of_claim.groupby("problems", sort=False):
+                by_rule = {row.rule: row for row in of.itertuples()}
+                main = by_rule.get(RULES[0]) or next(iter(by_rule.values()))
+                primary.append(main.verdict)
+                places.setdefault(_verdict_phrase(by_rule), []).append(problems)
+            parts = [f"{phrase} on {'; '.join(where)}" for phrase, where in places.items()]
+            sentences.append(f"{claim[0].upper()}{claim[1:]}: {', '.join(parts)}.")
+        n = of_finding["n_reps"].min()
+        found = set(primary)
+        if found == {"reproduced"}:
+            overall = "reproduced"
+        elif found == {"not reproduced"}:
+            overall = "not reproduced"
+        elif found == {"inconclusive"}:
+            overall = "inconclusive"
+        elif "reproduced" in found:
+            overall = "partly reproduced"
+        else:
+            overall = "partly not reproduced, otherwise inconclusive"
+        title = FINDING_TITLES[str(finding)]
+        lead = f"**{finding}. {title}: {overall} at n = {n}.**"
+        paragraphs.append(" ".join([lead, *sentences]))
+    return "\n\n".join(paragraphs)
+
+
 def _verdict_cell(row) -> str:
     if row.verdict == "not run":
         return "not run"
@@ -353,6 +414,7 @@ def blocks(tables) -> dict[str, str]:
         for baseline in ("agnostic", "simple")
     ]
     return {
+        "verdict_paragraphs": verdict_paragraphs_block(tables),
         "verdicts": verdicts_block(tables),
         "refit_seeds": refit_seeds_block(tables),
         "problems": problems_block(tables),

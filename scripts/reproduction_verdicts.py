@@ -506,8 +506,29 @@ def _spambase_claims(tables) -> list:
     return out
 
 
+def _n_reps(per_setting: pd.DataFrame, problems: str) -> int:
+    """The fewest replicates of the paper's entries on the problems a claim is about (a
+    problem group's label, a list of settings, or one problem)."""
+    names = [name.strip() for name in problems.split(",")]
+    if problems == "real":
+        rows = per_setting["kind"] == "real"
+    elif problems.startswith("spambase"):
+        rows = per_setting["problem"].str.startswith("spambase")
+    else:
+        rows = per_setting["problem"].isin(names)
+    paper = np.array(
+        [
+            (m, s) in ENTRY_NAMES
+            for m, s in zip(per_setting["method"], per_setting["strategy"], strict=True)
+        ]
+    )
+    counts = per_setting.loc[rows & paper, "n_reps"]
+    return int(counts.min()) if len(counts) else 0
+
+
 def verdicts(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Every claim's verdict under each rule, from the findings tables (name -> DataFrame)."""
+    """Every claim's verdict under each rule, from the findings tables (name -> DataFrame),
+    with the replicates it rests on."""
     rows = [
         *_xi_claims(tables),
         *_tuning_claims(tables),
@@ -518,4 +539,6 @@ def verdicts(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         *_rank_claims(tables),
         *_spambase_claims(tables),
     ]
-    return pd.DataFrame(rows, columns=COLUMNS)
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    table.insert(3, "n_reps", [_n_reps(tables["per_setting"], p) for p in table["problems"]])
+    return table
