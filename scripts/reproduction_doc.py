@@ -25,7 +25,7 @@ TABLES = (
 )
 """The findings tables copied to docs/reproduction/ (`results/findings/<name>.csv`)."""
 
-COMMITTED = (*TABLES, "counts", "verdicts", "refit_seeds")
+COMMITTED = (*TABLES, "counts", "verdicts", "compute", "batches", "sensitivity", "refit_seeds")
 """Every table under docs/reproduction/: the findings, the counts the prose cites, the verdicts
 (`reproduction_verdicts`), and the measurement of common random numbers for the refits
 (`scripts/benchmark_refit_seeds.py`)."""
@@ -57,9 +57,12 @@ def _mean_with_interval(row, digits: int = 3) -> str:
 
 
 def _signed(row, digits: int = 3) -> str:
-    """A paired difference: bold when its interval excludes 0."""
+    """A paired difference: bold when the two entries' intervals do not overlap (the paper's
+    rule), marked † when the paired t test finds it significant after Holm's correction."""
     text = _number(row["mean"], digits)
-    return f"**{text}**" if row["ci_low"] > 0 or row["ci_high"] < 0 else text
+    if row["separate"]:
+        text = f"**{text}**"
+    return text + ("†" if row["p_holm"] < 0.05 else "")
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -401,6 +404,80 @@ def verdicts_block(tables) -> str:
     return _table(header + ["paired t test, Holm", "counted"], rows)
 
 
+def compute(tables) -> pd.DataFrame:
+    """Job-hours of the run (the jobs' summed wall time, `stage_costs`) for the paper's entries,
+    the related work and both, per replicate, and projected to 100 replicates and onto 16 and
+    128 cores (the job-hours spread evenly: a lower bound)."""
+    costs = tables["stage_costs"]
+    paper = costs["method"].isin(PAPER_METHODS)
+    rows = []
+    for label, of in (("paper", costs[paper]), ("related", costs[~paper]), ("all", costs)):
+        per_rep = of["wall_hours_per_rep"].sum()
+        rows.append(
+            {
+                "methods": label,
+                "job_hours": of["wall_hours"].sum(),
+                "cpu_hours": of["cpu_hours"].sum(),
+                "job_hours_per_rep": per_rep,
+                "job_hours_100_reps": 100 * per_rep,
+                "hours_100_reps_16_cores": 100 * per_rep / 16,
+                "hours_100_reps_128_cores": 100 * per_rep / 128,
+            }
+        )
+    return pd.DataFrame(rows).round(3)
+
+
+def compute_block(tables) -> str:
+    labels = {"paper": "the paper's entries", "related": "the related work", "all": "all"}
+    rows = [
+        [
+            labels[row.methods],
+            _number(row.job_hours, 3),
+            _number(row.cpu_hours, 3),
+            _number(row.job_hours_per_rep, 3),
+            _number(row.job_hours_100_reps, 3),
+            _number(row.hours_100_reps_16_cores, 3),
+            _number(row.hours_100_reps_128_cores, 3),
+        ]
+        for row in tables["compute"].itertuples()
+    ]
+    header = ["methods", "job-hours", "CPU-hours", "job-hours per replicate"]
+    header += ["100 replicates: job-hours", "hours on 16 cores", "hours on 128 cores"]
+    return _table(header, rows)
+
+
+def batches_block(tables) -> str:
+    rows = [
+        [row.batch, row.methods, f"{row.first_rep}–{row.last_rep}", f"`{row.commit[:7]}`"]
+        for row in tables["batches"].itertuples()
+    ]
+    return _table(["batch", "methods", "replicates", "commit"], rows)
+
+
+def sensitivity_block(tables) -> str:
+    """Per sensitivity variant, the claims whose verdict on settings C and D changes."""
+    table = tables["sensitivity"]
+    if table.empty:
+        return "Not run yet."
+    names = {
+        "seed": "another study seed (new μ, Σ and costs)",
+        "fs-trees": "forward selection's internal forests at 500 trees instead of 100",
+    }
+    lines = []
+    for variant, of in table.groupby("variant", sort=False):
+        changed = of[of["changed"]]
+        lines.append(
+            f"- **{names[variant]}**, n = {of['n_reps'].iloc[0]}: "
+            f"{len(changed)} of {len(of)} verdicts change" + (":" if len(changed) else ".")
+        )
+        lines += [
+            f"  - {row.claim} ({row.problems}, {row.rule}): {row.main_verdict} → "
+            f"{row.variant_verdict}"
+            for row in changed.itertuples()
+        ]
+    return "\n".join(lines)
+
+
 def blocks(tables) -> dict[str, str]:
     """Block name -> Markdown, from the committed tables (name -> DataFrame, `counts` too)."""
     real = sorted(set(tables["problems"]["problem"]) - set(SETTINGS))
@@ -416,6 +493,9 @@ def blocks(tables) -> dict[str, str]:
     return {
         "verdict_paragraphs": verdict_paragraphs_block(tables),
         "verdicts": verdicts_block(tables),
+        "compute": compute_block(tables),
+        "batches": batches_block(tables),
+        "sensitivity": sensitivity_block(tables),
         "refit_seeds": refit_seeds_block(tables),
         "problems": problems_block(tables),
         "xi_minima": counts_block(table, [f"xi curves of {method}" for method in XI_METHODS]),

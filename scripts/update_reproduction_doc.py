@@ -18,7 +18,7 @@ import pandas as pd
 import yaml
 from combine_batches import combine
 from method_docs import replace_block
-from reproduction_doc import COMMITTED, TABLES, XI_METHODS, blocks, counts
+from reproduction_doc import COMMITTED, TABLES, XI_METHODS, blocks, compute, counts
 from reproduction_verdicts import verdicts
 
 from costfs.cli import storage
@@ -154,9 +154,10 @@ def sensitivity(workdir: Path, main: list[Path]) -> None:
                 }
             )
         )
-    if comparisons:
-        table = pd.concat(comparisons, ignore_index=True)
-        table.to_csv(SENSITIVITY_DIR / "verdicts.csv", index=False)
+    columns = ["variant", "n_reps", "finding", "claim", "problems", "rule", "main_verdict"]
+    columns += ["variant_verdict", "changed"]
+    table = pd.concat(comparisons, ignore_index=True) if comparisons else pd.DataFrame()
+    table.reindex(columns=columns).to_csv(TABLE_DIR / "sensitivity.csv", index=False)
 
 
 def assemble(workdir: Path) -> None:
@@ -177,6 +178,15 @@ def assemble(workdir: Path) -> None:
     curves.to_csv(TABLE_DIR / "xi_curves.csv", index=False, float_format="%.5g")
     counts(read_tables(TABLES)).to_csv(TABLE_DIR / "counts.csv", index=False)
     verdicts(read_tables(TABLES)).to_csv(TABLE_DIR / "verdicts.csv", index=False)
+    compute(read_tables(TABLES)).to_csv(TABLE_DIR / "compute.csv", index=False)
+    described = [
+        {"batch": folder.name} | json.loads((folder / "batch.json").read_text()) for folder in main
+    ]
+    table = pd.DataFrame(described)
+    table["methods"] = [", ".join(methods) for methods in table["methods"]]
+    table[["batch", "methods", "first_rep", "last_rep", "commit"]].to_csv(
+        TABLE_DIR / "batches.csv", index=False
+    )
     sensitivity(workdir, main)
 
 

@@ -51,13 +51,16 @@ def test_verdicts_are_those_of_the_tables(tables):
 
 def count_pairs(tables: dict[str, pd.DataFrame]) -> set[tuple[int, int]]:
     """Every (N, M) a sentence "N of M" may cite: two values of one comparison and problem
-    group of counts.csv, or two counts (setups, support, against) of one verdict."""
+    group of counts.csv, two counts (setups, support, against) of one verdict, or the verdicts
+    a sensitivity analysis changes of those it judges."""
     pairs = set()
     for _, of in tables["counts"].groupby(["comparison", "problems"]):
         values = [int(v) for v in of["value"]]
         pairs |= {(a, b) for a in values for b in values}
     for row in tables["verdicts"][["setups", "support", "against"]].itertuples(index=False):
         pairs |= {(a, b) for a in row for b in row}
+    for _, of in tables["sensitivity"].groupby("variant"):
+        pairs.add((int(of["changed"].sum()), len(of)))
     return pairs
 
 
