@@ -56,18 +56,24 @@ def tabulate_findings(args) -> None:
     log.info("wrote %d finding tables", len(args.out))
 
 
+def _read_problems(problems):
+    """Per problem (NAME KIND DATA COSTS): its name, kind, data arrays and costs."""
+    for problem, kind, data_path, costs_path in problems:
+        costs = FeatureCosts.from_arrays(storage.read_arrays(costs_path))
+        yield problem, kind, storage.read_arrays(data_path), costs
+
+
 def _problem_names_and_costs(problems) -> tuple[dict, dict]:
     """Per problem (NAME KIND DATA COSTS): its feature names (a simulated setting's are x1, x2,
     ...) and its costs."""
     names, costs = {}, {}
-    for problem, _, data_path, costs_path in problems:
-        data = storage.read_arrays(data_path)
+    for problem, _, data, problem_costs in _read_problems(problems):
         names[problem] = (
             [str(name) for name in data["feature_names"]]
             if "feature_names" in data
             else [f"x{j + 1}" for j in range(data["X"].shape[1])]
         )
-        costs[problem] = FeatureCosts.from_arrays(storage.read_arrays(costs_path))
+        costs[problem] = problem_costs
     return names, costs
 
 
@@ -83,14 +89,10 @@ def recommend_features(args) -> None:
 
 def describe_problems(args) -> None:
     """The data overview: one row per problem, from its data and its costs."""
-    rows = []
-    for problem, kind, data_path, costs_path in args.problem:
-        data = storage.read_arrays(data_path)
-        costs = FeatureCosts.from_arrays(storage.read_arrays(costs_path))
-        rows.append(
-            {"problem": problem, "kind": kind}
-            | findings.describe_problem(data["X"], data["y"], costs)
-        )
+    rows = [
+        {"problem": problem, "kind": kind} | findings.describe_problem(data["X"], data["y"], costs)
+        for problem, kind, data, costs in _read_problems(args.problem)
+    ]
     storage.write_text(args.out, pd.DataFrame(rows).to_csv(index=False, float_format="%.5g"))
     log.info("described %d problems", len(rows))
 
