@@ -60,6 +60,8 @@ def _signed(row, digits: int = 3) -> str:
     """A paired difference: bold when the two entries' intervals do not overlap (the paper's
     rule), marked † when the paired t test finds it significant after Holm's correction."""
     text = _number(row["mean"], digits)
+    if row["constant"]:
+        return f"{text} (the same in every replicate)"
     if row["separate"]:
         text = f"**{text}**"
     return text + ("†" if row["p_holm"] < 0.05 else "")
@@ -194,9 +196,10 @@ def _significance_counts(label, group, cells, first_better) -> list[tuple]:
     significantly better and worse; `first_better` says where the difference favours the
     first entry."""
     rows = [(label, group, "setups", len(cells))]
+    constant = cells["constant"].astype(bool)
     paired = cells["p_holm"] < 0.05
     for rule, significant in (("intervals separate", cells["separate"]), ("paired, Holm", paired)):
-        significant = significant.astype(bool)
+        significant = significant.astype(bool) & ~constant
         rows += [
             (label, group, f"first better ({rule})", int((significant & first_better).sum())),
             (label, group, f"first worse ({rule})", int((significant & ~first_better).sum())),
@@ -244,7 +247,65 @@ def counts(tables) -> pd.DataFrame:
                 f"{entry_label(method, strategy)} against {entry_label(versus, versus_strategy)}"
             )
             rows += _significance_counts(label, group, cells, cells["mean"] < 0)
+    rows += _lowest_mean_counts(tables["per_setting"], groups)
+    rows += _partner_counts(tables["per_setting"])
     return pd.DataFrame(rows, columns=["comparison", "problems", "count", "value"])
+
+
+def _paper_means(per_setting: pd.DataFrame) -> pd.DataFrame:
+    """Mean test MMCE of the paper's five entries per (problem, budget): one column each."""
+    entries = [
+        (m, s) in PAPER_ENTRIES
+        for m, s in zip(per_setting["method"], per_setting["strategy"], strict=True)
+    ]
+    return per_setting[entries].pivot_table(
+        index=["problem", "budget"], columns=["method", "strategy"], values="mean"
+    )
+
+
+def _lowest_mean_counts(per_setting: pd.DataFrame, groups) -> list[tuple]:
+    """Per problem group, the setups where each of the three tuned filters has the lowest mean
+    of the three (a mean, not a test)."""
+    filters = [entry for entry in PAPER_ENTRIES if entry[0] in XI_METHODS]
+    means = _paper_means(per_setting)
+    if means.empty or not set(filters) <= set(means.columns):
+        return []
+    rows = []
+    for group, problems in groups.items():
+        of = means[means.index.get_level_values("problem").isin(problems)][filters].dropna()
+        lowest = of.idxmin(axis=1)
+        label = "lowest mean of AUC, pFI and STS (tuned)"
+        rows.append((label, group, "setups", len(of)))
+        rows += [(label, group, entry_label(*e), int((lowest == e).sum())) for e in filters]
+    return rows
+
+
+def _partner_counts(per_setting: pd.DataFrame) -> list[tuple]:
+    """Per pair of settings (B against A, D against C): the paper's entries x budgets with a
+    higher mean MMCE on the second."""
+    means = _paper_means(per_setting)
+    rows = []
+    for first, second in (("A", "B"), ("C", "D")):
+        problems = means.index.get_level_values("problem")
+        a = means[problems == first].droplevel("problem")
+        b = means[problems == second].droplevel("problem")
+        pairs = (
+            a.stack(["method", "strategy"])
+            .to_frame("a")
+            .join(b.stack(["method", "strategy"]).rename("b"), how="inner")
+            .dropna()
+        )
+        label = f"mean MMCE on {second} against {first}"
+        rows += [
+            (label, f"{first}, {second}", "entries x budgets", len(pairs)),
+            (
+                label,
+                f"{first}, {second}",
+                f"higher on {second}",
+                int((pairs["b"] > pairs["a"]).sum()),
+            ),
+        ]
+    return rows
 
 
 def counts_block(table: pd.DataFrame, comparisons) -> str:

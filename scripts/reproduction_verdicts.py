@@ -64,9 +64,11 @@ COLUMNS = [
 
 
 def _significant(rows: pd.DataFrame, rule: str) -> pd.Series:
+    """Significant setups under `rule`; a difference without spread (`constant`) never is."""
+    constant = rows["constant"].astype(bool) if "constant" in rows else False
     if rule == RULES[0]:
-        return rows["separate"].astype(bool)
-    return rows["p_holm"] < ALPHA
+        return rows["separate"].astype(bool) & ~constant
+    return (rows["p_holm"] < ALPHA) & ~constant
 
 
 def _tally(rows: pd.DataFrame, rule: str, sign: int = 1) -> tuple[int, int, int]:
@@ -307,8 +309,9 @@ def _cost_correlation_claims(tables) -> list:
         for rule in RULES:
             direction = []
             for suffix in ("_a", "_b"):
-                rows = both[[f"mean{suffix}", f"separate{suffix}", f"p_holm{suffix}"]]
-                rows.columns = ["mean", "separate", "p_holm"]
+                names = ["mean", "separate", "p_holm", "constant"]
+                rows = both[[f"{name}{suffix}" for name in names]]
+                rows.columns = names
                 direction.append(np.sign(rows["mean"]) * _significant(rows, rule))
             flips = int(((direction[0] * direction[1]) < 0).sum())
             resolved = int(((direction[0] != 0) | (direction[1] != 0)).sum())
