@@ -126,7 +126,8 @@ def _entry_comparisons(tables, finding, group, claims):
     out = []
     for first, second, judge, claim in claims:
         rows, sign = _pair(in_group, first, second)
-        out += _comparison_rows(finding, claim, rows, sign, judge, GROUPS[group])
+        note = f"for: {ENTRY_NAMES[first]} better; against: {ENTRY_NAMES[second]} better"
+        out += _comparison_rows(finding, claim, rows, sign, judge, GROUPS[group], note)
     return out
 
 
