@@ -171,7 +171,11 @@ def _xi_claims(tables) -> list:
                 per_curve.ngroups,
                 inside,
                 at_zero + at_top,
-                "reproduced" if places >= 2 else "not reproduced",
+                "not run"
+                if not per_curve.ngroups
+                else "reproduced"
+                if places >= 2
+                else "not reproduced",
                 f"for: a minimum inside the grid; against: at ξ = 0 ({at_zero}) or at "
                 f"the grid's largest ξ ({at_top}); tied minima count at each place",
             ]
@@ -281,7 +285,11 @@ def _budget_claims(tables) -> list:
             settings,
             shrinking,
             settings - shrinking,
-            "reproduced" if settings and shrinking == settings else "not reproduced",
+            "not run"
+            if not settings
+            else "reproduced"
+            if shrinking == settings
+            else "not reproduced",
             "for: the spread of AUC, pFI and STS is smaller at the largest budget than at the "
             "smallest, per setting",
         ]
@@ -326,7 +334,7 @@ def _cost_correlation_claims(tables) -> list:
                     len(both),
                     resolved - flips,
                     flips,
-                    "reproduced" if flips == 0 else "not reproduced",
+                    "not run" if both.empty else "reproduced" if flips == 0 else "not reproduced",
                     "pairs of entries x budgets; for: significant on either setting without a "
                     "reversal; against: significant both ways",
                 ]
@@ -400,6 +408,8 @@ def setup_ranks(per_setting: pd.DataFrame, entries) -> pd.DataFrame:
     keep = {_first_problem({"per_setting": real}, p.split("_c")[0]) for p in real["problem"]}
     real = real[real["problem"].isin(keep)]
     real = real[[(m, s) in entries for m, s in zip(real["method"], real["strategy"], strict=True)]]
+    if real.empty:
+        return pd.DataFrame()
     means = real.pivot_table(
         index=["problem", "budget"], columns=["method", "strategy"], values="mean"
     ).dropna()

@@ -42,8 +42,8 @@ SENSITIVITY_TABLES = (
 are committed under docs/reproduction/sensitivity/<variant>/, with its verdicts."""
 
 
-def read_tables(names=COMMITTED, folder: Path = TABLE_DIR) -> dict[str, pd.DataFrame]:
-    return {name: pd.read_csv(folder / f"{name}.csv") for name in names}
+def read_tables(names=COMMITTED) -> dict[str, pd.DataFrame]:
+    return {name: pd.read_csv(TABLE_DIR / f"{name}.csv") for name in names}
 
 
 def batches(variant: str | None = None) -> list[Path]:
@@ -67,7 +67,7 @@ def simulation_design(workdir: Path) -> dict:
     subprocess.run(
         [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
         + ["--directory", str(workdir), "--configfile", str(workdir / "assembly.yaml")]
-        + ["--cores", "2", "--quiet", "rules", *targets],
+        + ["--cores", "2", "--quiet", "rules", "--", *targets],
         check=True,
         env={**os.environ, "PYTHONPATH": str(REPO / "src")},
     )
