@@ -13,19 +13,15 @@ Snakemake's benchmarks) to --out. Run it at two commits on one machine to compar
 """
 
 import argparse
-import os
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pandas as pd
 import yaml
+from checkout_workflow import REPO, run_workflow
 
 from costfs.methods import load_method
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def replicate_config(source: Path, settings=None, datasets=None, cost_vectors=None) -> dict:
@@ -181,24 +177,7 @@ def main() -> None:
         )
     )
     started = time.perf_counter()
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(REPO / "Snakefile"),
-            "--directory",
-            str(args.workdir),
-            "--configfile",
-            str(config_file),
-            "--cores",
-            args.cores,
-        ],
-        check=True,
-        # The jobs import this checkout's package, whatever is installed.
-        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
-    )
+    run_workflow(args.workdir, config_file, cores=args.cores)
     elapsed = time.perf_counter() - started
     costs = pd.read_csv(args.workdir / "results" / "findings" / "stage_costs.csv")
     costs.to_csv(args.out, index=False)

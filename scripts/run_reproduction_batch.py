@@ -18,16 +18,13 @@ at which commit. `scripts/combine_batches.py` joins the batches.
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
+from checkout_workflow import REPO, run_workflow
 
 from costfs.cli import storage
 
-REPO = Path(__file__).resolve().parents[1]
 PAPER_METHODS = ("auc", "pfi", "sts", "fs")
 """The paper's entries: the three filters with their xi strategies, and FS-0 and FS-1."""
 DROPPED_COLUMNS = ("feature_names",)
@@ -111,23 +108,9 @@ def main() -> None:
     config = batch_config(args.config, args.methods, args.first_rep, args.n_rep, args.sensitivity)
     config_file = args.workdir / "batch.yaml"
     config_file.write_text(yaml.safe_dump(config))
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(args.workdir),
-        "--configfile",
-        str(config_file),
-        "--cores",
-        args.cores,
-        "--rerun-incomplete",
-        "results/runs.parquet",
-    ]
-    # The jobs import this checkout's package, whatever is installed.
-    subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    run_workflow(
+        args.workdir, config_file, "--rerun-incomplete", "results/runs.parquet", cores=args.cores
+    )
     keep_batch(
         args.workdir,
         out,
