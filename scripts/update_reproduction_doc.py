@@ -9,13 +9,12 @@ sensitivity analyses' verdicts against the main study's on the same settings and
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
 import yaml
+from checkout_workflow import REPO, run_workflow
 from combine_batches import combine
 from method_docs import replace_block
 from reproduction_doc import COMMITTED, TABLES, XI_METHODS, blocks, compute, counts
@@ -24,7 +23,6 @@ from reproduction_verdicts import verdicts
 from costfs.cli import storage
 from costfs.study import aggregation, findings
 
-REPO = Path(__file__).resolve().parents[1]
 TABLE_DIR = REPO / "docs" / "reproduction"
 BATCH_DIR = TABLE_DIR / "batches"
 SENSITIVITY_DIR = TABLE_DIR / "sensitivity"
@@ -64,13 +62,7 @@ def simulation_design(workdir: Path) -> dict:
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "assembly.yaml").write_text(yaml.safe_dump(config))
     targets = ["results/design/simulation.npz", "results/findings/problems.csv"]
-    subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
-        + ["--directory", str(workdir), "--configfile", str(workdir / "assembly.yaml")]
-        + ["--cores", "2", "--quiet", "rules", "--", *targets],
-        check=True,
-        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
-    )
+    run_workflow(workdir, workdir / "assembly.yaml", "--quiet", "rules", "--", *targets)
     return storage.read_arrays(workdir / "results" / "design" / "simulation.npz")
 
 
