@@ -31,10 +31,10 @@ paper's cost notion). `select` keeps the forests as flat arrays, from which
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
-import pandas as pd
 from joblib import Parallel, delayed
 
 from costfs.core.costs import NO_GROUP, FeatureCosts
@@ -53,6 +53,9 @@ from costfs.methods._base import (
     numbers,
 )
 from costfs.methods._bcr import BUDGET_TOLERANCE, RATIO_TOLERANCE
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LEAF = -1
 """`feature` of a leaf node."""
@@ -667,7 +670,7 @@ def _forest_votes(
 
 def ensemble_test_metrics(
     forests: Mapping[str, np.ndarray], X_test: np.ndarray, y_test: np.ndarray, costs
-) -> pd.DataFrame:
+) -> "pd.DataFrame":
     """Each stored forest's own test MMCE (majority vote, ties to the training majority class)
     and expected acquisition cost per test row: columns `value` (alpha), `cost_exponent`,
     `budget`, `ensemble_test_mmce`, `ensemble_test_acquisition_cost` -- joined to a selection
@@ -675,6 +678,9 @@ def ensemble_test_metrics(
 
     `forests` is the array dict `select` keeps (`forests_to_arrays`).
     """
+    # Only the evaluation stage, which reads tables anyway, needs pandas here.
+    import pandas as pd
+
     X_test = np.ascontiguousarray(X_test, dtype=float)
     y_test = np.asarray(y_test)
     costs = FeatureCosts.of(costs)
