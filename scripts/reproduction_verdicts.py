@@ -180,6 +180,15 @@ def _xi_claims(tables) -> list:
                 f"the grid's largest ξ ({at_top}); tied minima count at each place",
             ]
         )
+    figure = fixed[(fixed["problem"] == "D") & (fixed["budget"] == 10)]
+    for method, sign, judge, claim in (
+        ("auc", 1, _better_verdict, "AUC at ξ = 0 is better than at ξ = 1 on D at budget 10"),
+        ("pfi", -1, _better_verdict, "pFI at ξ = 1 is better than at ξ = 0 on D at budget 10"),
+        ("sts", 1, _neither_verdict, "STS at ξ = 0 and ξ = 1 are about equal on D at budget 10"),
+    ):
+        out += _comparison_rows(
+            "1", claim, figure[figure["method"] == method], sign, judge, "D", note="Fig. 2"
+        )
     sts_c = curves[(curves["method"] == "sts") & (curves["problem"] == "C")]
     for budget in (2, 5):
         curve = sts_c[sts_c["budget"] == budget].set_index("xi")
@@ -239,6 +248,37 @@ def _tuning_claims(tables) -> list:
     return out
 
 
+def _strategy_budget_claims(tables) -> list:
+    """The strategies' differences shrink with the budget on an absolute scale: per setting,
+    method and fixed value, the mean gain of tuning at the largest budget against the
+    smallest."""
+    tuning = tables["tuning_by_setting"]
+    tuning = tuning[tuning["method"].isin(["auc", "pfi", "sts"]) & (tuning["group"] != "real")]
+    shrinking, curves = 0, 0
+    for _, rows in tuning.groupby(["problem", "method", "baseline"]):
+        ordered = rows.sort_values("budget")["mean"].abs()
+        curves += 1
+        shrinking += int(ordered.iloc[-1] < ordered.iloc[0])
+    return [
+        [
+            "2",
+            "the differences between the strategies shrink with the budget (absolute)",
+            ", ".join(sorted(tuning["problem"].unique())),
+            "means",
+            curves,
+            shrinking,
+            curves - shrinking,
+            "not run"
+            if not curves
+            else "reproduced"
+            if shrinking > curves / 2
+            else "not reproduced",
+            "for: settings x methods x fixed values where the mean gain of tuning is smaller "
+            "at the largest budget than at the smallest",
+        ]
+    ]
+
+
 def _simulated_claims(tables) -> list:
     auc, pfi, sts = ("auc", "tuned"), ("pfi", "tuned"), ("sts", "tuned")
     fs0, fs1 = ("fs", "agnostic"), ("fs", "simple")
@@ -255,8 +295,10 @@ def _simulated_claims(tables) -> list:
         (sts, pfi, better, "STS significantly outperforms pFI in most situations"),
         (sts, auc, better, "STS significantly outperforms AUC in most situations"),
         (sts, fs1, better, "STS significantly outperforms FS-1 in most situations"),
+        (sts, fs0, better, "STS significantly outperforms FS-0 in most situations"),
         (fs1, fs0, better, "FS-1 is generally lower than FS-0"),
-        (pfi, fs1, better, "FS-1 is worse than pFI"),
+        (pfi, fs1, better, "FS-1 cannot compete with pFI"),
+        (pfi, fs0, better, "FS-0 cannot compete with pFI"),
         (pfi, auc, better, "AUC is at the bottom: worse than pFI"),
         (fs1, auc, better, "AUC is at the bottom: worse than FS-1"),
         (fs0, auc, better, "AUC is at the bottom: worse than FS-0"),
@@ -547,6 +589,7 @@ def verdicts(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     rows = [
         *_xi_claims(tables),
         *_tuning_claims(tables),
+        *_strategy_budget_claims(tables),
         *_simulated_claims(tables),
         *_budget_claims(tables),
         *_cost_correlation_claims(tables),
