@@ -458,7 +458,8 @@ def verdicts_block(tables) -> str:
             cells = [_verdict_cell(by_rule[rule]) for rule in RULES]
         else:
             ((rule, row),) = by_rule.items()
-            cells = [f"{_verdict_cell(row)}, by {rule}", "—"]
+            statistic = "" if pd.isna(row.statistic) else f", holds in {row.statistic:.3f}"
+            cells = [f"{_verdict_cell(row)}, by {rule}{statistic}", "—"]
         note = of["note"].dropna().iloc[0] if of["note"].notna().any() else ""
         rows.append([str(finding), claim, problems, *cells, note])
     header = ["§", "the paper's claim", "problems", "non-overlap (the paper's rule)"]

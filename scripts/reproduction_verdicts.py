@@ -60,7 +60,11 @@ COLUMNS = [
     "against",
     "verdict",
     "note",
+    "statistic",
 ]
+"""A claim judged under one rule: the setups it is about, those that support and contradict it,
+the verdict, what was counted, and the statistic of a claim about ranks (the share of bootstrap
+draws of the setups in which it holds)."""
 
 
 def _significant(rows: pd.DataFrame, rule: str) -> pd.Series:
@@ -505,7 +509,9 @@ def _rank_claims(tables) -> list:
                 int(observed),
                 0,
                 verdict,
-                f"holds in {share:.3f} of {BOOTSTRAP_DRAWS} bootstrap draws of the setups",
+                f"statistic: the share of {BOOTSTRAP_DRAWS} bootstrap draws of the setups in "
+                "which it holds",
+                share,
             ]
         )
     return out
@@ -597,6 +603,7 @@ def verdicts(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         *_rank_claims(tables),
         *_spambase_claims(tables),
     ]
-    table = pd.DataFrame(rows, columns=COLUMNS)
+    padded = [row + [np.nan] * (len(COLUMNS) - len(row)) for row in rows]
+    table = pd.DataFrame(padded, columns=COLUMNS)
     table.insert(3, "n_reps", [_n_reps(tables["per_setting"], p) for p in table["problems"]])
     return table
