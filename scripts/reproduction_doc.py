@@ -8,7 +8,7 @@ every number of the document stands in a committed table.
 """
 
 import pandas as pd
-from reproduction_verdicts import RULES
+from reproduction_verdicts import ENTRY_NAMES, RULES
 
 from costfs.study.findings import PAPER_ENTRIES, PAPER_METHODS, RECOMMENDED, entry_label
 
@@ -347,7 +347,32 @@ def related_block(tables) -> str:
         if method not in PAPER_METHODS
         for best in RECOMMENDED
     ]
+    if not others:
+        return "No batch of the related work is committed yet."
     return counts_block(tables["counts"], others)
+
+
+TARGET_REPLICATES = {"paper": 50, "related": 20}
+"""The replicates the reproduction runs: the paper's entries, and the related work."""
+
+
+def status_block(tables) -> str:
+    """How far the batches have come: replicates run of those planned, per group of methods."""
+    batches = tables["batches"]
+    paper = batches["methods"].str.split(", ").map(lambda m: set(m) <= PAPER_METHODS)
+    parts = []
+    for label, of, name in (
+        ("the paper's entries", batches[paper], "paper"),
+        ("the related work", batches[~paper], "related"),
+    ):
+        reps = int((of["last_rep"] - of["first_rep"] + 1).sum())
+        parts.append(f"{label} at {reps} of {TARGET_REPLICATES[name]} replicates")
+    done = all(
+        int((of["last_rep"] - of["first_rep"] + 1).sum()) >= TARGET_REPLICATES[name]
+        for of, name in ((batches[paper], "paper"), (batches[~paper], "related"))
+    )
+    state = "complete" if done else "under way, in batches"
+    return f"**Status:** the run is {state}: {', '.join(parts)}."
 
 
 def features_block(tables) -> str:
@@ -420,7 +445,11 @@ def verdict_paragraphs_block(tables) -> str:
                 primary.append(main.verdict)
                 places.setdefault(_verdict_phrase(by_rule), []).append(problems)
             parts = [f"{phrase} on {'; '.join(where)}" for phrase, where in places.items()]
-            sentences.append(f"{claim[0].upper()}{claim[1:]}: {', '.join(parts)}.")
+            # A sentence opens with a capital, but an entry's name keeps its own ("pFI").
+            opening = (
+                claim if claim.split()[0] in ENTRY_NAMES.values() else claim[0].upper() + claim[1:]
+            )
+            sentences.append(f"{opening}: {', '.join(parts)}.")
         n = of_finding["n_reps"].min()
         found = set(primary)
         if found == {"reproduced"}:
@@ -442,7 +471,7 @@ def verdict_paragraphs_block(tables) -> str:
 def _verdict_cell(row) -> str:
     if row.verdict == "not run":
         return "not run"
-    return f"**{row.verdict}** ({row.support} for, {row.against} against, of {row.setups})"
+    return f"**{row.verdict}** ({row.support} of {row.setups} for, {row.against} against)"
 
 
 def verdicts_block(tables) -> str:
@@ -474,6 +503,8 @@ def compute(tables) -> pd.DataFrame:
     paper = costs["method"].isin(PAPER_METHODS)
     rows = []
     for label, of in (("paper", costs[paper]), ("related", costs[~paper]), ("all", costs)):
+        if of.empty:
+            continue
         per_rep = of["wall_hours_per_rep"].sum()
         rows.append(
             {
@@ -553,6 +584,7 @@ def blocks(tables) -> dict[str, str]:
         for baseline in ("agnostic", "simple")
     ]
     return {
+        "status": status_block(tables),
         "verdict_paragraphs": verdict_paragraphs_block(tables),
         "verdicts": verdicts_block(tables),
         "compute": compute_block(tables),

@@ -8,8 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from method_docs import replace_block
-from reproduction_doc import COMMITTED, TABLES, blocks, counts
+from reproduction_doc import COMMITTED, TABLES, TARGET_REPLICATES, blocks, counts
 from reproduction_verdicts import verdicts
+
+from costfs.study.findings import PAPER_METHODS
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE_DIR = REPO / "docs" / "reproduction"
@@ -51,8 +53,8 @@ def test_verdicts_are_those_of_the_tables(tables):
 
 def count_pairs(tables: dict[str, pd.DataFrame]) -> set[tuple[int, int]]:
     """Every (N, M) a sentence "N of M" may cite: two values of one comparison and problem
-    group of counts.csv, two counts (setups, support, against) of one verdict, or the verdicts
-    a sensitivity analysis changes of those it judges."""
+    group of counts.csv, two counts (setups, support, against) of one verdict, the verdicts a
+    sensitivity analysis changes of those it judges, or the replicates run of those planned."""
     pairs = set()
     for _, of in tables["counts"].groupby(["comparison", "problems"]):
         values = [int(v) for v in of["value"]]
@@ -61,6 +63,11 @@ def count_pairs(tables: dict[str, pd.DataFrame]) -> set[tuple[int, int]]:
         pairs |= {(a, b) for a in row for b in row}
     for _, of in tables["sensitivity"].groupby("variant"):
         pairs.add((int(of["changed"].sum()), len(of)))
+    batches = tables["batches"]
+    paper = batches["methods"].str.split(", ").map(lambda m: set(m) <= PAPER_METHODS)
+    for of, name in ((batches[paper], "paper"), (batches[~paper], "related")):
+        replicates = int((of["last_rep"] - of["first_rep"] + 1).sum())
+        pairs.add((replicates, TARGET_REPLICATES[name]))
     return pairs
 
 
