@@ -1,10 +1,11 @@
 """Joins a study run in batches of replicates (the config's `first_rep` and `n_rep`) into the
-runs table and summary one run of all its replicates writes.
+runs table, summary and timings one run of all its replicates writes.
 
     python scripts/combine_batches.py BATCH_RESULTS... --strategies agnostic simple tuned \
         --out RESULTS
 
-Each BATCH_RESULTS is a batch's `results/` folder (its `runs.parquet` and `costs/`). The batches
+Each BATCH_RESULTS is a batch's `results/` folder (its `runs.parquet`, `costs/` and, when every
+batch has one, `timings.parquet`). The batches
 must be of one study (the same costs, drawn from the study seed) and hold different runs: other
 replicates, or other methods.
 The findings tables of the union then come from `costfs tabulate-findings --runs
@@ -14,6 +15,8 @@ RESULTS/runs.parquet ...`.
 import argparse
 import sys
 from pathlib import Path
+
+import pandas as pd
 
 from costfs.cli import storage
 from costfs.core.costs import FeatureCosts
@@ -49,6 +52,12 @@ def combine(batches: list[Path], strategies: list[str], out: Path) -> None:
         for problem in costs
     }
     storage.write_table(out / "runs.parquet", runs)
+    timings = [batch / "timings.parquet" for batch in batches]
+    if all(path.exists() for path in timings):
+        storage.write_table(
+            out / "timings.parquet",
+            pd.concat([storage.read_table(path) for path in timings], ignore_index=True),
+        )
     storage.write_table(
         out / "summary.parquet", aggregation.summary_table(runs, strategies, n_features)
     )

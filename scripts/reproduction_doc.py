@@ -8,6 +8,7 @@ every number of the document stands in a committed table.
 """
 
 import pandas as pd
+from reproduction_verdicts import ENTRY_NAMES, RULES
 
 from costfs.study.findings import PAPER_ENTRIES, PAPER_METHODS, RECOMMENDED, entry_label
 
@@ -17,15 +18,17 @@ TABLES = (
     "tuning_by_setting",
     "xi_curves",
     "method_differences",
+    "tuned_against_curves",
     "ranks",
     "selected_features",
     "stage_costs",
 )
 """The findings tables copied to docs/reproduction/ (`results/findings/<name>.csv`)."""
 
-COMMITTED = (*TABLES, "counts", "refit_seeds")
-"""Every table under docs/reproduction/: the findings, the counts the prose cites, and the
-measurement of common random numbers for the refits (`scripts/benchmark_refit_seeds.py`)."""
+COMMITTED = (*TABLES, "counts", "verdicts", "compute", "batches", "sensitivity", "refit_seeds")
+"""Every table under docs/reproduction/: the findings, the counts the prose cites, the verdicts
+(`reproduction_verdicts`), and the measurement of common random numbers for the refits
+(`scripts/benchmark_refit_seeds.py`)."""
 
 SETTINGS = ("A", "B", "C", "D")
 PAIRS = (
@@ -54,9 +57,14 @@ def _mean_with_interval(row, digits: int = 3) -> str:
 
 
 def _signed(row, digits: int = 3) -> str:
-    """A paired difference: bold when its interval excludes 0."""
+    """A paired difference: bold when the two entries' intervals do not overlap (the paper's
+    rule), marked † when the paired t test finds it significant after Holm's correction."""
     text = _number(row["mean"], digits)
-    return f"**{text}**" if row["ci_low"] > 0 or row["ci_high"] < 0 else text
+    if row["constant"]:
+        return f"{text} (the same in every replicate)"
+    if row["separate"]:
+        text = f"**{text}**"
+    return text + ("†" if row["p_holm"] < 0.05 else "")
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -183,8 +191,25 @@ def tuning_block(tables, problems) -> str:
     return _table(["problem", "budget", *header], rows)
 
 
+def _significance_counts(label, group, cells, first_better) -> list[tuple]:
+    """Setups of a comparison and, under each rule, those where the first entry is
+    significantly better and worse; `first_better` says where the difference favours the
+    first entry."""
+    rows = [(label, group, "setups", len(cells))]
+    constant = cells["constant"].astype(bool)
+    paired = cells["p_holm"] < 0.05
+    for rule, significant in (("intervals separate", cells["separate"]), ("paired, Holm", paired)):
+        significant = significant.astype(bool) & ~constant
+        rows += [
+            (label, group, f"first better ({rule})", int((significant & first_better).sum())),
+            (label, group, f"first worse ({rule})", int((significant & ~first_better).sum())),
+        ]
+    return rows
+
+
 def counts(tables) -> pd.DataFrame:
-    """The counts the prose cites, per problem group (and method where it matters)."""
+    """The counts the prose cites, per problem group (and method where it matters). A curve
+    whose minimum is tied between places counts at each."""
     rows = []
     groups = {"A, B": ("A", "B"), "C, D": ("C", "D")}
     real = tuple(sorted(set(tables["problems"]["problem"]) - set(SETTINGS)))
@@ -193,45 +218,26 @@ def counts(tables) -> pd.DataFrame:
     curves = curves[curves["method"].isin(XI_METHODS)]
     minima = curves[curves["is_minimum"]]
     top = curves["xi"].max()
+    places = {
+        "minimum at xi = 0": lambda xi: (xi == 0).any(),
+        "minimum inside the grid": lambda xi: ((xi > 0) & (xi < top)).any(),
+        "minimum at the largest xi": lambda xi: (xi == top).any(),
+    }
     for group, problems in groups.items():
         at = minima[minima["problem"].isin(problems)]
         for method in XI_METHODS:
-            of = at[at["method"] == method].drop_duplicates(["problem", "budget"])
+            per_curve = at[at["method"] == method].groupby(["problem", "budget"])["xi"]
+            rows.append((f"xi curves of {method}", group, "curves", per_curve.ngroups))
             rows += [
-                (f"xi curves of {method}", group, "curves", len(of)),
-                (f"xi curves of {method}", group, "minimum at xi = 0", int((of["xi"] == 0).sum())),
-                (
-                    f"xi curves of {method}",
-                    group,
-                    "minimum inside the grid",
-                    int(((of["xi"] > 0) & (of["xi"] < top)).sum()),
-                ),
-                (
-                    f"xi curves of {method}",
-                    group,
-                    "minimum at the largest xi",
-                    int((of["xi"] == top).sum()),
-                ),
+                (f"xi curves of {method}", group, place, int(per_curve.apply(holds).sum()))
+                for place, holds in places.items()
             ]
         tuning = tables["tuning_by_setting"]
         tuning = tuning[tuning["problem"].isin(problems)]
         for (method, baseline), cells in tuning.groupby(["method", "baseline"]):
             label = f"tuned against {entry_label(method, baseline)}"
-            rows += [
-                (label, group, "setups", len(cells)),
-                (
-                    label,
-                    group,
-                    "tuning better (interval above 0)",
-                    int((cells["ci_low"] > 0).sum()),
-                ),
-                (
-                    label,
-                    group,
-                    "tuning worse (interval below 0)",
-                    int((cells["ci_high"] < 0).sum()),
-                ),
-            ]
+            # fixed minus tuned: tuned (the first) is better where it is positive
+            rows += _significance_counts(label, group, cells, cells["mean"] > 0)
         differences = tables["method_differences"]
         differences = differences[differences["problem"].isin(problems)]
         for (method, strategy, versus, versus_strategy), cells in differences.groupby(
@@ -240,12 +246,66 @@ def counts(tables) -> pd.DataFrame:
             label = (
                 f"{entry_label(method, strategy)} against {entry_label(versus, versus_strategy)}"
             )
-            rows += [
-                (label, group, "setups", len(cells)),
-                (label, group, "first better (interval below 0)", int(cells["lower"].sum())),
-                (label, group, "first worse (interval above 0)", int(cells["higher"].sum())),
-            ]
+            rows += _significance_counts(label, group, cells, cells["mean"] < 0)
+    rows += _lowest_mean_counts(tables["per_setting"], groups)
+    rows += _partner_counts(tables["per_setting"])
     return pd.DataFrame(rows, columns=["comparison", "problems", "count", "value"])
+
+
+def _paper_means(per_setting: pd.DataFrame) -> pd.DataFrame:
+    """Mean test MMCE of the paper's five entries per (problem, budget): one column each."""
+    entries = [
+        (m, s) in PAPER_ENTRIES
+        for m, s in zip(per_setting["method"], per_setting["strategy"], strict=True)
+    ]
+    return per_setting[entries].pivot_table(
+        index=["problem", "budget"], columns=["method", "strategy"], values="mean"
+    )
+
+
+def _lowest_mean_counts(per_setting: pd.DataFrame, groups) -> list[tuple]:
+    """Per problem group, the setups where each of the three tuned filters has the lowest mean
+    of the three (a mean, not a test)."""
+    filters = [entry for entry in PAPER_ENTRIES if entry[0] in XI_METHODS]
+    means = _paper_means(per_setting)
+    if means.empty or not set(filters) <= set(means.columns):
+        return []
+    rows = []
+    for group, problems in groups.items():
+        of = means[means.index.get_level_values("problem").isin(problems)][filters].dropna()
+        lowest = of.idxmin(axis=1)
+        label = "lowest mean of AUC, pFI and STS (tuned)"
+        rows.append((label, group, "setups", len(of)))
+        rows += [(label, group, entry_label(*e), int((lowest == e).sum())) for e in filters]
+    return rows
+
+
+def _partner_counts(per_setting: pd.DataFrame) -> list[tuple]:
+    """Per pair of settings (B against A, D against C): the paper's entries x budgets with a
+    higher mean MMCE on the second."""
+    means = _paper_means(per_setting)
+    rows = []
+    for first, second in (("A", "B"), ("C", "D")):
+        problems = means.index.get_level_values("problem")
+        a = means[problems == first].droplevel("problem")
+        b = means[problems == second].droplevel("problem")
+        pairs = (
+            a.stack(["method", "strategy"])
+            .to_frame("a")
+            .join(b.stack(["method", "strategy"]).rename("b"), how="inner")
+            .dropna()
+        )
+        label = f"mean MMCE on {second} against {first}"
+        rows += [
+            (label, f"{first}, {second}", "entries x budgets", len(pairs)),
+            (
+                label,
+                f"{first}, {second}",
+                f"higher on {second}",
+                int((pairs["b"] > pairs["a"]).sum()),
+            ),
+        ]
+    return rows
 
 
 def counts_block(table: pd.DataFrame, comparisons) -> str:
@@ -287,7 +347,32 @@ def related_block(tables) -> str:
         if method not in PAPER_METHODS
         for best in RECOMMENDED
     ]
+    if not others:
+        return "No batch of the related work is committed yet."
     return counts_block(tables["counts"], others)
+
+
+TARGET_REPLICATES = {"paper": 50, "related": 20}
+"""The replicates the reproduction runs: the paper's entries, and the related work."""
+
+
+def status_block(tables) -> str:
+    """How far the batches have come: replicates run of those planned, per group of methods."""
+    batches = tables["batches"]
+    paper = batches["methods"].str.split(", ").map(lambda m: set(m) <= PAPER_METHODS)
+    parts = []
+    for label, of, name in (
+        ("the paper's entries", batches[paper], "paper"),
+        ("the related work", batches[~paper], "related"),
+    ):
+        reps = int((of["last_rep"] - of["first_rep"] + 1).sum())
+        parts.append(f"{label} at {reps} of {TARGET_REPLICATES[name]} replicates")
+    done = all(
+        int((of["last_rep"] - of["first_rep"] + 1).sum()) >= TARGET_REPLICATES[name]
+        for of, name in ((batches[paper], "paper"), (batches[~paper], "related"))
+    )
+    state = "complete" if done else "under way, in batches"
+    return f"**Status:** the run is {state}: {', '.join(parts)}."
 
 
 def features_block(tables) -> str:
@@ -318,6 +403,174 @@ def features_block(tables) -> str:
     return _table(header + ["cost per feature", "null features in a chosen block"], rows)
 
 
+FINDING_TITLES = {
+    "1": "ξ = 0 against ξ = 1, and where the ξ curves have their minimum (§4.1, Aim 1)",
+    "2": "Tuning ξ (§4.1, Aim 2)",
+    "3": "The methods on independent data, settings A and B (§4.1)",
+    "4": "The methods on correlated data, settings C and D (§4.1)",
+    "5": "The budget's effect on the differences between methods (§4.1)",
+    "6": "Costs correlated with relevance: B against A, D against C (§4.1)",
+    "7": "Real data (§4.2, Fig. 5)",
+}
+
+
+def _verdict_phrase(by_rule: dict) -> str:
+    """A claim's verdicts on some problems: under both rules, or under its only statistic."""
+    if set(by_rule) != set(RULES):
+        ((rule, row),) = by_rule.items()
+        return f"**{row.verdict}** by {rule}"
+    first, second = (by_rule[rule].verdict for rule in RULES)
+    if first == second:
+        return f"**{first}** by both rules"
+    return f"**{first}** by the paper's rule, **{second}** by the paired test"
+
+
+def verdict_paragraphs_block(tables) -> str:
+    """One paragraph per finding: its verdict by the paper's rule (reproduced, not reproduced or
+    inconclusive when all its claims are; partly reproduced when some are reproduced), at the
+    fewest replicates its claims rest on, then
+    each claim's verdicts on each group of problems (the counts are in the table below)."""
+    verdicts = tables["verdicts"]
+    paragraphs = []
+    for finding, of_finding in verdicts.groupby("finding", sort=True):
+        of_finding = of_finding[of_finding["verdict"] != "not run"]
+        if of_finding.empty:
+            continue
+        sentences, primary = [], []
+        for claim, of_claim in of_finding.groupby("claim", sort=False):
+            places: dict[str, list[str]] = {}
+            for problems, of in of_claim.groupby("problems", sort=False):
+                by_rule = {row.rule: row for row in of.itertuples()}
+                main = by_rule.get(RULES[0]) or next(iter(by_rule.values()))
+                primary.append(main.verdict)
+                places.setdefault(_verdict_phrase(by_rule), []).append(problems)
+            parts = [f"{phrase} on {'; '.join(where)}" for phrase, where in places.items()]
+            # A sentence opens with a capital, but an entry's name keeps its own ("pFI").
+            opening = (
+                claim if claim.split()[0] in ENTRY_NAMES.values() else claim[0].upper() + claim[1:]
+            )
+            sentences.append(f"{opening}: {', '.join(parts)}.")
+        n = of_finding["n_reps"].min()
+        found = set(primary)
+        if found == {"reproduced"}:
+            overall = "reproduced"
+        elif found == {"not reproduced"}:
+            overall = "not reproduced"
+        elif found == {"inconclusive"}:
+            overall = "inconclusive"
+        elif "reproduced" in found:
+            overall = "partly reproduced"
+        else:
+            overall = "partly not reproduced, otherwise inconclusive"
+        title = FINDING_TITLES[str(finding)]
+        lead = f"**{finding}. {title}: {overall} at n = {n}.**"
+        paragraphs.append(" ".join([lead, *sentences]))
+    return "\n\n".join(paragraphs)
+
+
+def _verdict_cell(row) -> str:
+    if row.verdict == "not run":
+        return "not run"
+    return f"**{row.verdict}** ({row.support} of {row.setups} for, {row.against} against)"
+
+
+def verdicts_block(tables) -> str:
+    """One line per claim and problems: its verdict under the paper's rule and under the paired
+    test (or under the statistic that judges a claim about means or ranks)."""
+    verdicts = tables["verdicts"]
+    rows = []
+    for (finding, claim, problems), of in verdicts.groupby(
+        ["finding", "claim", "problems"], sort=False
+    ):
+        by_rule = {row.rule: row for row in of.itertuples()}
+        if set(by_rule) == set(RULES):
+            cells = [_verdict_cell(by_rule[rule]) for rule in RULES]
+        else:
+            ((rule, row),) = by_rule.items()
+            statistic = "" if pd.isna(row.statistic) else f", holds in {row.statistic:.3f}"
+            cells = [f"{_verdict_cell(row)}, by {rule}{statistic}", "—"]
+        note = of["note"].dropna().iloc[0] if of["note"].notna().any() else ""
+        rows.append([str(finding), claim, problems, *cells, note])
+    header = ["§", "the paper's claim", "problems", "non-overlap (the paper's rule)"]
+    return _table(header + ["paired t test, Holm", "counted"], rows)
+
+
+def compute(tables) -> pd.DataFrame:
+    """Job-hours of the run (the jobs' summed wall time, `stage_costs`) for the paper's entries,
+    the related work and both, per replicate, and projected to 100 replicates and onto 16 and
+    128 cores (the job-hours spread evenly: a lower bound)."""
+    costs = tables["stage_costs"]
+    paper = costs["method"].isin(PAPER_METHODS)
+    rows = []
+    for label, of in (("paper", costs[paper]), ("related", costs[~paper]), ("all", costs)):
+        if of.empty:
+            continue
+        per_rep = of["wall_hours_per_rep"].sum()
+        rows.append(
+            {
+                "methods": label,
+                "job_hours": of["wall_hours"].sum(),
+                "cpu_hours": of["cpu_hours"].sum(),
+                "job_hours_per_rep": per_rep,
+                "job_hours_100_reps": 100 * per_rep,
+                "hours_100_reps_16_cores": 100 * per_rep / 16,
+                "hours_100_reps_128_cores": 100 * per_rep / 128,
+            }
+        )
+    return pd.DataFrame(rows).round(3)
+
+
+def compute_block(tables) -> str:
+    labels = {"paper": "the paper's entries", "related": "the related work", "all": "all"}
+    rows = [
+        [
+            labels[row.methods],
+            _number(row.job_hours, 3),
+            _number(row.cpu_hours, 3),
+            _number(row.job_hours_per_rep, 3),
+            _number(row.job_hours_100_reps, 3),
+            _number(row.hours_100_reps_16_cores, 3),
+            _number(row.hours_100_reps_128_cores, 3),
+        ]
+        for row in tables["compute"].itertuples()
+    ]
+    header = ["methods", "job-hours", "CPU-hours", "job-hours per replicate"]
+    header += ["100 replicates: job-hours", "hours on 16 cores", "hours on 128 cores"]
+    return _table(header, rows)
+
+
+def batches_block(tables) -> str:
+    rows = [
+        [row.batch, row.methods, f"{row.first_rep}–{row.last_rep}", f"`{row.commit[:7]}`"]
+        for row in tables["batches"].itertuples()
+    ]
+    return _table(["batch", "methods", "replicates", "commit"], rows)
+
+
+def sensitivity_block(tables) -> str:
+    """Per sensitivity variant, the claims whose verdict on settings C and D changes."""
+    table = tables["sensitivity"]
+    if table.empty:
+        return "Not run yet."
+    names = {
+        "seed": "another study seed (new μ, Σ and costs)",
+        "fs-trees": "forward selection's internal forests at 500 trees instead of 100",
+    }
+    lines = []
+    for variant, of in table.groupby("variant", sort=False):
+        changed = of[of["changed"]]
+        lines.append(
+            f"- **{names[variant]}**, n = {of['n_reps'].iloc[0]}: "
+            f"{len(changed)} of {len(of)} verdicts change" + (":" if len(changed) else ".")
+        )
+        lines += [
+            f"  - {row.claim} ({row.problems}, {row.rule}): {row.main_verdict} → "
+            f"{row.variant_verdict}"
+            for row in changed.itertuples()
+        ]
+    return "\n".join(lines)
+
+
 def blocks(tables) -> dict[str, str]:
     """Block name -> Markdown, from the committed tables (name -> DataFrame, `counts` too)."""
     real = sorted(set(tables["problems"]["problem"]) - set(SETTINGS))
@@ -331,6 +584,12 @@ def blocks(tables) -> dict[str, str]:
         for baseline in ("agnostic", "simple")
     ]
     return {
+        "status": status_block(tables),
+        "verdict_paragraphs": verdict_paragraphs_block(tables),
+        "verdicts": verdicts_block(tables),
+        "compute": compute_block(tables),
+        "batches": batches_block(tables),
+        "sensitivity": sensitivity_block(tables),
         "refit_seeds": refit_seeds_block(tables),
         "problems": problems_block(tables),
         "xi_minima": counts_block(table, [f"xi curves of {method}" for method in XI_METHODS]),

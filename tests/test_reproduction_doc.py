@@ -1,5 +1,6 @@
 """docs/reproduction.md against the tables committed under docs/reproduction/: its generated
-tables are current, and every decimal number of the document stands in one of the tables."""
+tables are current, every decimal number of the document stands in one of the tables, and so
+does every count it cites as "N of M"."""
 
 import re
 from pathlib import Path
@@ -7,7 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from method_docs import replace_block
-from reproduction_doc import COMMITTED, TABLES, blocks, counts
+from reproduction_doc import COMMITTED, TABLES, TARGET_REPLICATES, blocks, counts
+from reproduction_verdicts import verdicts
+
+from costfs.study.findings import PAPER_METHODS
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE_DIR = REPO / "docs" / "reproduction"
@@ -39,6 +43,43 @@ def test_generated_blocks_are_current(tables):
 def test_counts_are_those_of_the_tables(tables):
     recounted = counts({name: tables[name] for name in TABLES})
     pd.testing.assert_frame_equal(recounted, tables["counts"], check_dtype=False)
+
+
+def test_verdicts_are_those_of_the_tables(tables):
+    judged = verdicts({name: tables[name] for name in TABLES})
+    committed = tables["verdicts"].fillna({"note": ""})
+    pd.testing.assert_frame_equal(judged, committed, check_dtype=False)
+
+
+def count_pairs(tables: dict[str, pd.DataFrame]) -> set[tuple[int, int]]:
+    """Every (N, M) a sentence "N of M" may cite: two values of one comparison and problem
+    group of counts.csv, two counts (setups, support, against) of one verdict, the verdicts a
+    sensitivity analysis changes of those it judges, or the replicates run of those planned."""
+    pairs = set()
+    for _, of in tables["counts"].groupby(["comparison", "problems"]):
+        values = [int(v) for v in of["value"]]
+        pairs |= {(a, b) for a in values for b in values}
+    for row in tables["verdicts"][["setups", "support", "against"]].itertuples(index=False):
+        pairs |= {(a, b) for a in row for b in row}
+    for _, of in tables["sensitivity"].groupby("variant"):
+        pairs.add((int(of["changed"].sum()), len(of)))
+    batches = tables["batches"]
+    paper = batches["methods"].str.split(", ").map(lambda m: set(m) <= PAPER_METHODS)
+    for of, name in ((batches[paper], "paper"), (batches[~paper], "related")):
+        replicates = int((of["last_rep"] - of["first_rep"] + 1).sum())
+        pairs.add((replicates, TARGET_REPLICATES[name]))
+    return pairs
+
+
+def test_every_count_cited_as_n_of_m_stands_in_a_table(tables):
+    text = DOCUMENT.read_text()
+    cited = {
+        (int(n), int(m))
+        for n, m in re.findall(r"(?<![\w.−-])(\d+) of (?:the )?(\d+)(?![\w.])", text)
+    }
+    assert cited, "the document cites no counts"
+    missing = sorted(cited - count_pairs(tables))
+    assert not missing, f"counts of docs/reproduction.md in no table: {missing}"
 
 
 def test_every_decimal_number_of_the_document_stands_in_a_table():

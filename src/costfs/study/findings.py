@@ -7,7 +7,7 @@ Every interval is a 95% Monte Carlo t interval over replicates
 budgets of a cell (those share the replicate's training data), and the replicates are independent.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -420,12 +420,13 @@ def _ordered(table: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(keys, kind="stable").reset_index(drop=True)
 
 
-def stage_costs(timings: pd.DataFrame, n_rep: int) -> pd.DataFrame:
+def stage_costs(timings: pd.DataFrame, n_rep: int | Mapping[str, int]) -> pd.DataFrame:
     """Time per (rule, method) from Snakemake's benchmark records (`timings.parquet`): jobs,
     summed wall hours of the jobs (the time they hold their cores) also per replicate (the
     summed hours over the replicates: this scales a study to another number of replicates),
     Snakemake's CPU hours (sampled from the job's processes, so short jobs are undercounted),
-    the longest job and the largest memory."""
+    the longest job and the largest memory. `n_rep` is the study's replicates, or per method
+    (a study run in batches of other sizes per method)."""
     columns = ["rule", "method", "jobs", "wall_hours", "wall_hours_per_rep", "cpu_hours"]
     columns += ["max_job_seconds", "max_rss_mb"]
     if timings.empty:
@@ -444,7 +445,8 @@ def stage_costs(timings: pd.DataFrame, n_rep: int) -> pd.DataFrame:
         .reset_index()
     )
     table[["wall_hours", "cpu_hours"]] /= 3600
-    table["wall_hours_per_rep"] = table["wall_hours"] / n_rep
+    reps = table["method"].map(n_rep) if isinstance(n_rep, Mapping) else n_rep
+    table["wall_hours_per_rep"] = table["wall_hours"] / reps
     return table[columns]
 
 
