@@ -8,7 +8,7 @@ every number of the document stands in a committed table.
 """
 
 import pandas as pd
-from reproduction_verdicts import ENTRY_NAMES, RULES
+from reproduction_verdicts import ALPHA, ENTRY_NAMES, RULES, XI_METHODS, significant
 
 from costfs.study.findings import PAPER_ENTRIES, PAPER_METHODS, RECOMMENDED, entry_label
 
@@ -41,9 +41,6 @@ PAIRS = (
 )
 """The paired comparisons the document tabulates per setting and budget (first minus second)."""
 
-XI_METHODS = ("auc", "pfi", "sts")
-"""The paper's methods with a xi grid (forward selection runs at xi = 0 and 1 only)."""
-
 
 def _number(value: float, digits: int) -> str:
     return "—" if pd.isna(value) else f"{value:.{digits}f}".replace("-", "−")
@@ -64,7 +61,7 @@ def _signed(row, digits: int = 3) -> str:
         return f"{text} (the same in every replicate)"
     if row["separate"]:
         text = f"**{text}**"
-    return text + ("†" if row["p_holm"] < 0.05 else "")
+    return text + ("†" if row["p_holm"] < ALPHA else "")
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -196,13 +193,11 @@ def _significance_counts(label, group, cells, first_better) -> list[tuple]:
     significantly better and worse; `first_better` says where the difference favours the
     first entry."""
     rows = [(label, group, "setups", len(cells))]
-    constant = cells["constant"].astype(bool)
-    paired = cells["p_holm"] < 0.05
-    for rule, significant in (("intervals separate", cells["separate"]), ("paired, Holm", paired)):
-        significant = significant.astype(bool) & ~constant
+    for rule, name in zip(RULES, ("intervals separate", "paired, Holm"), strict=True):
+        resolved = significant(cells, rule)
         rows += [
-            (label, group, f"first better ({rule})", int((significant & first_better).sum())),
-            (label, group, f"first worse ({rule})", int((significant & ~first_better).sum())),
+            (label, group, f"first better ({name})", int((resolved & first_better).sum())),
+            (label, group, f"first worse ({name})", int((resolved & ~first_better).sum())),
         ]
     return rows
 
@@ -356,21 +351,23 @@ TARGET_REPLICATES = {"paper": 50, "related": 20}
 """The replicates the reproduction runs: the paper's entries, and the related work."""
 
 
+def replicates_run(batches: pd.DataFrame) -> dict[str, int]:
+    """Replicates the committed batches hold, for the paper's entries and the related work."""
+    paper = batches["methods"].str.split(", ").map(lambda methods: set(methods) <= PAPER_METHODS)
+    return {
+        name: int((of["last_rep"] - of["first_rep"] + 1).sum())
+        for name, of in (("paper", batches[paper]), ("related", batches[~paper]))
+    }
+
+
 def status_block(tables) -> str:
     """How far the batches have come: replicates run of those planned, per group of methods."""
-    batches = tables["batches"]
-    paper = batches["methods"].str.split(", ").map(lambda m: set(m) <= PAPER_METHODS)
-    parts = []
-    for label, of, name in (
-        ("the paper's entries", batches[paper], "paper"),
-        ("the related work", batches[~paper], "related"),
-    ):
-        reps = int((of["last_rep"] - of["first_rep"] + 1).sum())
-        parts.append(f"{label} at {reps} of {TARGET_REPLICATES[name]} replicates")
-    done = all(
-        int((of["last_rep"] - of["first_rep"] + 1).sum()) >= TARGET_REPLICATES[name]
-        for of, name in ((batches[paper], "paper"), (batches[~paper], "related"))
-    )
+    run = replicates_run(tables["batches"])
+    labels = {"paper": "the paper's entries", "related": "the related work"}
+    parts = [
+        f"{labels[name]} at {run[name]} of {TARGET_REPLICATES[name]} replicates" for name in run
+    ]
+    done = all(run[name] >= TARGET_REPLICATES[name] for name in run)
     state = "complete" if done else "under way, in batches"
     return f"**Status:** the run is {state}: {', '.join(parts)}."
 

@@ -26,6 +26,8 @@ Verdicts, in the words of a ReScience replication:
 import numpy as np
 import pandas as pd
 
+from costfs.study.findings import PAPER_ENTRIES
+
 ALPHA = 0.05
 RULES = ("non-overlap", "paired, Holm")
 BOOTSTRAP_DRAWS = 2000
@@ -49,6 +51,9 @@ BASELINES = (("auc", "agnostic"), ("pfi", "agnostic"), ("sts", "agnostic"), ("fs
 """The paper's real-data ranking (its Fig. 5): the cost-agnostic versions ("-0") are the
 baselines."""
 
+XI_METHODS = ("auc", "pfi", "sts")
+"""The paper's methods with a xi grid (forward selection runs at xi = 0 and 1 only)."""
+
 GROUPS = {"independent": "A, B", "correlated": "C, D", "real": "real"}
 COLUMNS = [
     "finding",
@@ -67,7 +72,7 @@ the verdict, what was counted, and the statistic of a claim about ranks (the sha
 draws of the setups in which it holds)."""
 
 
-def _significant(rows: pd.DataFrame, rule: str) -> pd.Series:
+def significant(rows: pd.DataFrame, rule: str) -> pd.Series:
     """Significant setups under `rule`; a difference without spread (`constant`) never is."""
     constant = rows["constant"].astype(bool) if "constant" in rows else False
     if rule == RULES[0]:
@@ -79,11 +84,11 @@ def _tally(rows: pd.DataFrame, rule: str, sign: int = 1) -> tuple[int, int, int]
     """Setups, and those where the claim's first entry is significantly better (`for`) and
     worse (`against`); `rows` hold first minus second (`sign` -1: second minus first)."""
     difference = rows["mean"] * sign
-    significant = _significant(rows, rule)
+    resolved = significant(rows, rule)
     return (
         len(rows),
-        int((significant & (difference < 0)).sum()),
-        int((significant & (difference > 0)).sum()),
+        int((resolved & (difference < 0)).sum()),
+        int((resolved & (difference > 0)).sum()),
     )
 
 
@@ -142,7 +147,7 @@ def _xi_claims(tables) -> list:
         (differences["strategy"] == "agnostic")
         & (differences["versus_strategy"] == "simple")
         & (differences["method"] == differences["versus_method"])
-        & differences["method"].isin(["auc", "pfi", "sts"])
+        & differences["method"].isin(XI_METHODS)
     ]
     for group, problems in GROUPS.items():
         rows = fixed[fixed["group"] == group]
@@ -156,7 +161,7 @@ def _xi_claims(tables) -> list:
             note="for: ξ = 0 better; against: ξ = 1 better",
         )
     curves = tables["xi_curves"]
-    curves = curves[curves["method"].isin(["auc", "pfi", "sts"])]
+    curves = curves[curves["method"].isin(XI_METHODS)]
     top = curves["xi"].max()
     for group, problems in GROUPS.items():
         kind = (curves["kind"] == "real") if group == "real" else _setting_rows(curves, group)
@@ -227,7 +232,7 @@ def _setting_rows(table: pd.DataFrame, group: str) -> pd.Series:
 def _tuning_claims(tables) -> list:
     out = []
     tuning = tables["tuning_by_setting"]
-    tuning = tuning[tuning["method"].isin(["auc", "pfi", "sts"])]
+    tuning = tuning[tuning["method"].isin(XI_METHODS)]
     curves = tables["tuned_against_curves"]
     for group, problems in GROUPS.items():
         # fixed minus tuned: tuned is the claim's first entry, better when the gain is > 0
@@ -257,7 +262,7 @@ def _strategy_budget_claims(tables) -> list:
     method and fixed value, the mean gain of tuning at the largest budget against the
     smallest."""
     tuning = tables["tuning_by_setting"]
-    tuning = tuning[tuning["method"].isin(["auc", "pfi", "sts"]) & (tuning["group"] != "real")]
+    tuning = tuning[tuning["method"].isin(XI_METHODS) & (tuning["group"] != "real")]
     shrinking, curves = 0, 0
     for _, rows in tuning.groupby(["problem", "method", "baseline"]):
         ordered = rows.sort_values("budget")["mean"].abs()
@@ -315,7 +320,7 @@ def _simulated_claims(tables) -> list:
 def _budget_claims(tables) -> list:
     per_setting = tables["per_setting"]
     filters = per_setting[
-        per_setting["method"].isin(["auc", "pfi", "sts"]) & (per_setting["strategy"] == "tuned")
+        per_setting["method"].isin(XI_METHODS) & (per_setting["strategy"] == "tuned")
     ]
     shrinking, settings, names = 0, 0, []
     for name, rows in filters[filters["kind"] == "simulated"].groupby("problem"):
@@ -368,7 +373,7 @@ def _cost_correlation_claims(tables) -> list:
                 names = ["mean", "separate", "p_holm", "constant"]
                 rows = both[[f"{name}{suffix}" for name in names]]
                 rows.columns = names
-                direction.append(np.sign(rows["mean"]) * _significant(rows, rule))
+                direction.append(np.sign(rows["mean"]) * significant(rows, rule))
             flips = int(((direction[0] * direction[1]) < 0).sum())
             resolved = int(((direction[0] != 0) | (direction[1] != 0)).sum())
             out.append(
@@ -406,7 +411,7 @@ def _dominates(differences, entry, others) -> dict:
 
 def _real_claims(tables) -> list:
     differences = tables["method_differences"]
-    paper = list(ENTRY_NAMES)[:5]
+    paper = list(PAPER_ENTRIES)
     out = []
     examples = (
         (("auc", "tuned"), "qsar-biodeg", 1),
@@ -449,7 +454,7 @@ def _dominance_claims(tables) -> list:
     real = differences[differences["group"] == "real"]
     if real.empty:
         return []
-    paper = list(ENTRY_NAMES)[:5]
+    paper = list(PAPER_ENTRIES)
     out = []
     for rule in RULES:
         dominating = {}
@@ -556,7 +561,7 @@ def _rank_claims(tables) -> list:
 def _spambase_claims(tables) -> list:
     per_setting = tables["per_setting"]
     spam = per_setting[per_setting["problem"].str.startswith("spambase")]
-    entries = list(ENTRY_NAMES)[:5]
+    entries = list(PAPER_ENTRIES)
     spam = spam[[(m, s) in entries for m, s in zip(spam["method"], spam["strategy"], strict=True)]]
     if spam.empty:
         return []

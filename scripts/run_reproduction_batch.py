@@ -24,9 +24,8 @@ import yaml
 from checkout_workflow import REPO, run_workflow
 
 from costfs.cli import storage
+from costfs.study.findings import PAPER_METHODS
 
-PAPER_METHODS = ("auc", "pfi", "sts", "fs")
-"""The paper's entries: the three filters with their xi strategies, and FS-0 and FS-1."""
 DROPPED_COLUMNS = ("feature_names",)
 """Columns a batch's committed runs table leaves out: the names follow from `features` and
 the data set's columns, and are most of the table's bytes."""

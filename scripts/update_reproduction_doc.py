@@ -66,58 +66,62 @@ def simulation_design(workdir: Path) -> dict:
     return storage.read_arrays(workdir / "results" / "design" / "simulation.npz")
 
 
+def strategies() -> list[str]:
+    return yaml.safe_load(CONFIG.read_text())["strategies"]
+
+
 def findings_tables(results: Path, design: dict | None, names) -> dict[str, pd.DataFrame]:
     """The findings tables `names` of a combined study (`combine_batches`) in `results`."""
-    strategies = yaml.safe_load(CONFIG.read_text())["strategies"]
     runs = storage.read_table(results / "runs.parquet")
-    chosen = aggregation.choose_strategies(runs, strategies)
+    chosen = aggregation.choose_strategies(runs, strategies())
     timings_path = results / "timings.parquet"
     timings = storage.read_table(timings_path) if timings_path.exists() else pd.DataFrame()
     context = {
         "runs": runs,
-        "common_methods": ["auc", "pfi", "sts"],
+        "common_methods": list(XI_METHODS),
         "n_rep": runs.groupby("method")["rep"].nunique().to_dict(),
         "design": design,
     }
     return {name: findings.TABLES[name](chosen, timings, context) for name in names}
 
 
-def restricted(batch_folders: list[Path], out: Path, problems, reps, methods=None) -> Path:
-    """The union of `batch_folders` restricted to `problems`, replicates `reps` (and `methods`)
-    as one combined study in `out`."""
-    strategies = yaml.safe_load(CONFIG.read_text())["strategies"]
-    combine(batch_folders, strategies, out / "union")
-    runs = storage.read_table(out / "union" / "runs.parquet")
+def restricted(runs: pd.DataFrame, costs: Path, out: Path, problems, reps, methods=None) -> Path:
+    """The runs of `problems`, replicates `reps` (and `methods`) with their costs (from the
+    folder `costs`) as one combined study in `out`."""
     keep = runs["problem"].isin(problems) & runs["rep"].isin(reps)
     if methods is not None:
         keep &= runs["method"].isin(methods)
     (out / "costs").mkdir(parents=True, exist_ok=True)
     for problem in problems:
-        source = batch_folders[0] / "costs" / f"{problem}.npz"
+        source = costs / f"{problem}.npz"
         (out / "costs" / source.name).write_bytes(source.read_bytes())
     storage.write_table(out / "runs.parquet", runs[keep].reset_index(drop=True))
     return out
 
 
-def sensitivity(workdir: Path, main: list[Path]) -> None:
+def sensitivity(workdir: Path, main_runs: pd.DataFrame, main_costs: Path) -> None:
     """Per sensitivity variant with committed batches: its findings and verdicts on settings C
-    and D, and the main study's on the same replicates (and, for `fs-trees`, with forward
-    selection's runs of the variant in place of the main study's), side by side in
-    docs/reproduction/sensitivity/verdicts.csv."""
+    and D, and the main study's (`main_runs`, costs in `main_costs`) on the same replicates
+    (and, for `fs-trees`, with forward selection's runs of the variant in place of the main
+    study's), side by side in docs/reproduction/sensitivity.csv."""
     comparisons = []
     for variant in ("seed", "fs-trees"):
         folders = batches(variant)
         if not folders:
             continue
         out = workdir / f"sensitivity-{variant}"
-        variant_runs = restricted(folders, out / "variant", ["C", "D"], range(1, 1000))
-        reps = sorted(storage.read_table(variant_runs / "runs.parquet")["rep"].unique())
+        combine(folders, strategies(), out / "union")
+        union = storage.read_table(out / "union" / "runs.parquet")
+        reps = sorted(union["rep"].unique())
+        variant_runs = restricted(union, folders[0] / "costs", out / "variant", ["C", "D"], reps)
         if variant == "fs-trees":
             # The main study's other methods on the same replicates, its FS replaced.
-            others = restricted(main, out / "others", ["C", "D"], reps, ["auc", "pfi", "sts"])
-            combine([others, variant_runs], ["agnostic", "simple", "tuned"], out / "with")
+            others = restricted(
+                main_runs, main_costs, out / "others", ["C", "D"], reps, list(XI_METHODS)
+            )
+            combine([others, variant_runs], strategies(), out / "with")
             variant_runs = out / "with"
-        baseline = restricted(main, out / "main", ["C", "D"], reps)
+        baseline = restricted(main_runs, main_costs, out / "main", ["C", "D"], reps)
         tables = {}
         for name, folder in (("variant", variant_runs), ("main", baseline)):
             tables[name] = findings_tables(folder, None, SENSITIVITY_TABLES)
@@ -157,7 +161,7 @@ def assemble(workdir: Path) -> None:
     if not main:
         sys.exit(f"no batches under {BATCH_DIR.relative_to(REPO)}")
     results = workdir / "results"
-    combine(main, yaml.safe_load(CONFIG.read_text())["strategies"], results)
+    combine(main, strategies(), results)
     design = simulation_design(workdir)
     names = [name for name in TABLES if name != "problems"]
     for name, table in findings_tables(results, design, names).items():
@@ -179,7 +183,7 @@ def assemble(workdir: Path) -> None:
     table[["batch", "methods", "first_rep", "last_rep", "commit"]].to_csv(
         TABLE_DIR / "batches.csv", index=False
     )
-    sensitivity(workdir, main)
+    sensitivity(workdir, storage.read_table(results / "runs.parquet"), main[0] / "costs")
 
 
 def main() -> None:

@@ -8,10 +8,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from method_docs import replace_block
-from reproduction_doc import COMMITTED, TABLES, TARGET_REPLICATES, blocks, counts
+from reproduction_doc import (
+    COMMITTED,
+    TABLES,
+    TARGET_REPLICATES,
+    blocks,
+    counts,
+    replicates_run,
+)
 from reproduction_verdicts import verdicts
-
-from costfs.study.findings import PAPER_METHODS
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE_DIR = REPO / "docs" / "reproduction"
@@ -63,10 +68,7 @@ def count_pairs(tables: dict[str, pd.DataFrame]) -> set[tuple[int, int]]:
         pairs |= {(a, b) for a in row for b in row}
     for _, of in tables["sensitivity"].groupby("variant"):
         pairs.add((int(of["changed"].sum()), len(of)))
-    batches = tables["batches"]
-    paper = batches["methods"].str.split(", ").map(lambda m: set(m) <= PAPER_METHODS)
-    for of, name in ((batches[paper], "paper"), (batches[~paper], "related")):
-        replicates = int((of["last_rep"] - of["first_rep"] + 1).sum())
+    for name, replicates in replicates_run(tables["batches"]).items():
         pairs.add((replicates, TARGET_REPLICATES[name]))
     return pairs
 
