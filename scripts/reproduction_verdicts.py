@@ -26,9 +26,9 @@ Verdicts, in the words of a ReScience replication:
 import numpy as np
 import pandas as pd
 
+from costfs.study.comparisons import ALPHA
 from costfs.study.findings import PAPER_ENTRIES
 
-ALPHA = 0.05
 RULES = ("non-overlap", "paired, Holm")
 BOOTSTRAP_DRAWS = 2000
 BOOTSTRAP_SEED = 20240607
