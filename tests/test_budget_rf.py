@@ -70,11 +70,18 @@ def test_pairs_impurity_never_decreases_when_examples_are_added(alpha):
 def _reference_choice(X, y, draws, rows, costs, alpha, paid, exponent=1.0, rest=np.inf):
     """GreedyTree's split feature at a node, by brute force over features and thresholds:
     features in `paid` cost 0, others are eligible only if their cost is at most `rest`."""
+    return _reference_split(X, y, draws, rows, costs, alpha, paid, exponent, rest)[0]
+
+
+def _reference_split(X, y, draws, rows, costs, alpha, paid, exponent, rest):
+    """`_reference_choice` and whether the budget ruled out a feature that would decrease
+    the impurity."""
     drawn = draws[rows]
     classes = range(int(y.max()) + 1)
     total = [drawn[y[rows] == k].sum() for k in classes]
     impurity = pairs_impurity(total, alpha)
     best = None
+    ruled_out = False
     for j in range(X.shape[1]):
         worst = np.inf
         for threshold in np.unique(X[rows, j])[:-1]:
@@ -84,12 +91,15 @@ def _reference_choice(X, y, draws, rows, costs, alpha, paid, exponent=1.0, rest=
             ]
             worst = min(worst, max(pairs_impurity(c, alpha) for c in counts))
         decrease = impurity - worst
-        if decrease <= 0 or (j not in paid and costs[j] > rest):
+        if decrease <= 0:
+            continue
+        if j not in paid and costs[j] > rest + BUDGET_TOLERANCE:
+            ruled_out = True
             continue
         price = 0.0 if j in paid else costs[j]
         key = (price**exponent / decrease, price, -decrease, j)
         best = min(best, key) if best is not None else key
-    return None if best is None else best[3]
+    return (None if best is None else best[3]), ruled_out
 
 
 @pytest.mark.parametrize("alpha", [0, 1, 3])
@@ -148,6 +158,42 @@ def test_hard_budget_splits_match_brute_force(rng, exponent, budget):
         rest = budget - (0.0 if root == 2 else costs[root])
         expected = _reference_choice(X, y, draws, left_rows, costs, 0, paid, exponent, rest)
         assert tree.feature[tree.left[0]] == (LEAF if expected is None else expected)
+
+
+@pytest.mark.parametrize("alpha", [0, 2])
+@pytest.mark.parametrize("budget", [0.35, 0.9, 1.6, np.inf])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_whole_tree_under_a_hard_budget_matches_brute_force(rng, alpha, budget, n_classes):
+    """Every node of a tree grown under a hard budget, in the order the tree is grown (depth
+    first, left child first: the features paid for so far cost 0), splits on the brute-force
+    choice, and the ledger is constrained exactly when some node's budget ruled out a feature
+    that would have decreased its impurity."""
+    X = rng.integers(0, 6, size=(70, 5)).astype(float)
+    signal = X[:, 0] + X[:, 1] - X[:, 4] + rng.integers(0, 4, size=70)
+    y = np.digitize(signal, [4.5] if n_classes == 2 else [2.5, 5.5])
+    costs = np.array([0.5, 0.3, 0.8, 0.3, 0.2])
+    draws = np.bincount(rng.integers(0, 70, size=70), minlength=70)
+    ledger = BudgetLedger.empty(costs, budget)
+    tree = grow_greedy_tree(
+        X, SortedColumns.of(X), y, draws, costs, alpha=alpha, cost_exponent=1.0, ledger=ledger
+    )
+    paid, ruled_out = set(), False
+    nodes = [(0, np.flatnonzero(draws > 0))]
+    while nodes:
+        node, rows = nodes.pop()
+        rest = budget - costs[sorted(paid)].sum()
+        expected, ruled_out_here = _reference_split(
+            X, y, draws, rows, costs, alpha, paid, 1.0, rest
+        )
+        ruled_out |= ruled_out_here
+        assert tree.feature[node] == (LEAF if expected is None else expected)
+        if expected is not None:
+            paid.add(expected)
+            goes_left = X[rows, expected] <= tree.threshold[node]
+            nodes.append((tree.right[node], rows[~goes_left]))
+            nodes.append((tree.left[node], rows[goes_left]))
+    assert ledger.constrained == ruled_out
+    assert set(np.flatnonzero(ledger.paid)) == paid
 
 
 @pytest.mark.parametrize("cheap", [0, 1])
@@ -345,9 +391,23 @@ NODE_PARTS = ("feature", "threshold", "left", "right", "label")
 """A stored forest's node arrays, in `GreedyTree`'s field order."""
 
 
+def reference_route(tree, X, acquired):
+    """`GreedyTree.route` in numpy, all rows a level at a time."""
+    node = np.zeros(X.shape[0], dtype=np.intp)
+    active = np.flatnonzero(tree.feature[node] != budget_rf.LEAF)
+    while active.size:
+        at = node[active]
+        features = tree.feature[at]
+        acquired[active, features] = True
+        goes_left = X[active, features] <= tree.threshold[at]
+        node[active] = np.where(goes_left, tree.left[at], tree.right[at])
+        active = active[tree.feature[node[active]] != budget_rf.LEAF]
+    return tree.label[node]
+
+
 def test_stored_forests_vote_as_their_trees_route(problem):
-    """The compiled votes on test rows (`_forest_votes`) equal `GreedyTree.route` tree by tree,
-    with the same features acquired per row."""
+    """The compiled votes on test rows (`_forest_votes`) and each tree's `route` equal a numpy
+    routing of the rows tree by tree, with the same features acquired per row."""
     X, y, costs = problem
     arrays = run_method("budget_rf", X, y, costs, [1.0, 3.0], [0, 6], seed=5, n_trees_max=4)
     arrays = arrays.artifacts
@@ -359,7 +419,13 @@ def test_stored_forests_vote_as_their_trees_route(problem):
         for t in range(first[f], first[f + 1]):
             nodes = slice(start[t], start[t + 1])
             tree = budget_rf.GreedyTree(*(arrays[f"node_{part}"][nodes] for part in NODE_PARTS))
-            expected_votes[np.arange(X_test.shape[0]), tree.route(X_test, expected_acquired)] += 1
+            tree_acquired = np.zeros(X_test.shape, dtype=bool)
+            expected = reference_route(tree, X_test, tree_acquired)
+            routed_acquired = np.zeros(X_test.shape, dtype=bool)
+            assert np.array_equal(tree.route(X_test, routed_acquired), expected)
+            assert np.array_equal(routed_acquired, tree_acquired)
+            expected_acquired |= tree_acquired
+            expected_votes[np.arange(X_test.shape[0]), expected] += 1
         acquired = np.zeros(X_test.shape, dtype=bool)
         votes = budget_rf._forest_votes(
             X_test,
