@@ -250,6 +250,12 @@ def _lowest_ratio(candidates, price, decrease, cost_exponent):
 
 
 @numba.njit(cache=True, nogil=True)
+def _is_leaf(counts, n_rows, alpha):
+    """Whether a node of `n_rows` distinct rows with class counts `counts` is a leaf."""
+    return n_rows < 2 or _pairs_impurity(counts, alpha) == 0
+
+
+@numba.njit(cache=True, nogil=True)
 def _grow_tree(
     columns,
     sorted_rows,
@@ -312,9 +318,9 @@ def _grow_tree(
             counts[y[r]] += draws[r]
             node_draws += draws[r]
         label[node] = _winning_class(counts, tie_label)
-        impurity = _pairs_impurity(counts, alpha)
-        if impurity == 0 or rows.size < 2:
+        if _is_leaf(counts, rows.size, alpha):
             continue
+        impurity = _pairs_impurity(counts, alpha)
         price = np.zeros(n_features)
         fits = np.ones(n_features, dtype=np.bool_)
         if hard_budget:
@@ -374,8 +380,8 @@ def _grow_tree(
         for r in order[best, :n_left]:
             left_counts[y[r]] += draws[r]
         # A child that will be a leaf needs its rows, not their order by every feature.
-        left_is_leaf = n_left < 2 or _pairs_impurity(left_counts, alpha) == 0
-        right_is_leaf = n_right < 2 or _pairs_impurity(counts - left_counts, alpha) == 0
+        left_is_leaf = _is_leaf(left_counts, n_left, alpha)
+        right_is_leaf = _is_leaf(counts - left_counts, n_right, alpha)
         to_left = np.empty((1 if left_is_leaf else n_features, n_left), dtype=order.dtype)
         to_right = np.empty((1 if right_is_leaf else n_features, n_right), dtype=order.dtype)
         if left_is_leaf:
