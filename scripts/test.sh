@@ -12,7 +12,8 @@ bash scripts/install.sh
 .venv/bin/snakemake --lint --cores 1 >/dev/null
 .venv/bin/lint-imports --no-cache >/dev/null
 site=$(mktemp -d)
-.venv/bin/mkdocs build --strict --quiet --site-dir "$site"
-rm -rf "$site"
+# Not --quiet: it hides the warnings from --strict, which then passes a broken link.
+.venv/bin/mkdocs build --strict --site-dir "$site" >"$site.log" 2>&1 || { cat "$site.log"; exit 1; }
+rm -rf "$site" "$site.log"
 bash scripts/check_core_install.sh
 exec .venv/bin/python -m pytest "$@"
