@@ -352,7 +352,9 @@ TARGET_REPLICATES = {"paper": 50, "related": 20}
 
 
 def replicates_run(batches: pd.DataFrame) -> dict[str, int]:
-    """Replicates the committed batches hold, for the paper's entries and the related work."""
+    """Replicates the main study's committed batches hold, for the paper's entries and the
+    related work."""
+    batches = batches[batches["sensitivity"].isna()]
     paper = batches["methods"].str.split(", ").map(lambda methods: set(methods) <= PAPER_METHODS)
     return {
         name: int((of["last_rep"] - of["first_rep"] + 1).sum())
@@ -492,10 +494,12 @@ def verdicts_block(tables) -> str:
     return _table(header + ["paired t test, Holm", "counted"], rows)
 
 
-def compute(tables) -> pd.DataFrame:
+def compute(tables, sensitivity_runs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Job-hours of the run (the jobs' summed wall time, `stage_costs`) for the paper's entries,
     the related work and both, per replicate, and projected to 100 replicates and onto 16 and
-    128 cores (the job-hours spread evenly: a lower bound)."""
+    128 cores (the job-hours spread evenly: a lower bound). With `sensitivity_runs` (per
+    variant its job_hours, cpu_hours and n_reps), a row per variant (settings C and D only, so
+    not projected) and the sum of everything run."""
     costs = tables["stage_costs"]
     paper = costs["method"].isin(PAPER_METHODS)
     rows = []
@@ -514,11 +518,42 @@ def compute(tables) -> pd.DataFrame:
                 "hours_100_reps_128_cores": 100 * per_rep / 128,
             }
         )
+    if sensitivity_runs is not None and not sensitivity_runs.empty:
+        for run in sensitivity_runs.itertuples():
+            rows.append(
+                {
+                    "methods": f"sensitivity {run.variant}",
+                    "job_hours": run.job_hours,
+                    "cpu_hours": run.cpu_hours,
+                    "job_hours_per_rep": run.job_hours / run.n_reps,
+                }
+            )
+        rows.append(
+            {
+                "methods": "everything run",
+                "job_hours": costs["wall_hours"].sum() + sensitivity_runs["job_hours"].sum(),
+                "cpu_hours": costs["cpu_hours"].sum() + sensitivity_runs["cpu_hours"].sum(),
+            }
+        )
     return pd.DataFrame(rows).round(3)
 
 
+SENSITIVITY_NAMES = {
+    "seed": "another study seed (new μ, Σ and costs)",
+    "fs-trees": "forward selection's internal forests at 500 trees instead of 100",
+}
+
+
 def compute_block(tables) -> str:
-    labels = {"paper": "the paper's entries", "related": "the related work", "all": "all"}
+    labels = {
+        "paper": "the paper's entries",
+        "related": "the related work",
+        "all": "the main study (all methods)",
+    }
+    labels |= {
+        f"sensitivity {name}": f"sensitivity: {text}" for name, text in SENSITIVITY_NAMES.items()
+    }
+    labels["everything run"] = "everything run (the main study and the sensitivity runs)"
     rows = [
         [
             labels[row.methods],
@@ -538,10 +573,16 @@ def compute_block(tables) -> str:
 
 def batches_block(tables) -> str:
     rows = [
-        [row.batch, row.methods, f"{row.first_rep}–{row.last_rep}", f"`{row.commit[:7]}`"]
+        [
+            row.batch,
+            "main" if pd.isna(row.sensitivity) else f"sensitivity: {row.sensitivity}",
+            row.methods,
+            f"{row.first_rep}–{row.last_rep}",
+            f"`{row.commit[:7]}`",
+        ]
         for row in tables["batches"].itertuples()
     ]
-    return _table(["batch", "methods", "replicates", "commit"], rows)
+    return _table(["batch", "study", "methods", "replicates", "commit"], rows)
 
 
 def sensitivity_block(tables) -> str:
@@ -549,15 +590,11 @@ def sensitivity_block(tables) -> str:
     table = tables["sensitivity"]
     if table.empty:
         return "Not run yet."
-    names = {
-        "seed": "another study seed (new μ, Σ and costs)",
-        "fs-trees": "forward selection's internal forests at 500 trees instead of 100",
-    }
     lines = []
     for variant, of in table.groupby("variant", sort=False):
         changed = of[of["changed"]]
         lines.append(
-            f"- **{names[variant]}**, n = {of['n_reps'].iloc[0]}: "
+            f"- **{SENSITIVITY_NAMES[variant]}**, n = {of['n_reps'].iloc[0]}: "
             f"{len(changed)} of {len(of)} verdicts change" + (":" if len(changed) else ".")
         )
         lines += [

@@ -17,7 +17,15 @@ import yaml
 from checkout_workflow import REPO, run_workflow
 from combine_batches import combine
 from method_docs import replace_block
-from reproduction_doc import COMMITTED, TABLES, XI_METHODS, blocks, compute, counts
+from reproduction_doc import (
+    COMMITTED,
+    SENSITIVITY_NAMES,
+    TABLES,
+    XI_METHODS,
+    blocks,
+    compute,
+    counts,
+)
 from reproduction_verdicts import verdicts
 
 from costfs.cli import storage
@@ -99,13 +107,14 @@ def restricted(runs: pd.DataFrame, costs: Path, out: Path, problems, reps, metho
     return out
 
 
-def sensitivity(workdir: Path, main_runs: pd.DataFrame, main_costs: Path) -> None:
+def sensitivity(workdir: Path, main_runs: pd.DataFrame, main_costs: Path) -> pd.DataFrame:
     """Per sensitivity variant with committed batches: its findings and verdicts on settings C
     and D, and the main study's (`main_runs`, costs in `main_costs`) on the same replicates
     (and, for `fs-trees`, with forward selection's runs of the variant in place of the main
-    study's), side by side in docs/reproduction/sensitivity.csv."""
-    comparisons = []
-    for variant in ("seed", "fs-trees"):
+    study's), side by side in docs/reproduction/sensitivity.csv. Returns per variant the
+    compute its batches took (`reproduction_doc.compute`)."""
+    comparisons, compute_rows = [], []
+    for variant in SENSITIVITY_NAMES:
         folders = batches(variant)
         if not folders:
             continue
@@ -113,6 +122,15 @@ def sensitivity(workdir: Path, main_runs: pd.DataFrame, main_costs: Path) -> Non
         combine(folders, strategies(), out / "union")
         union = storage.read_table(out / "union" / "runs.parquet")
         reps = sorted(union["rep"].unique())
+        timings = storage.read_table(out / "union" / "timings.parquet")
+        compute_rows.append(
+            {
+                "variant": variant,
+                "job_hours": timings["s"].sum() / 3600,
+                "cpu_hours": timings["cpu_time"].sum() / 3600,
+                "n_reps": len(reps),
+            }
+        )
         variant_runs = restricted(union, folders[0] / "costs", out / "variant", ["C", "D"], reps)
         if variant == "fs-trees":
             # The main study's other methods on the same replicates, its FS replaced.
@@ -154,6 +172,7 @@ def sensitivity(workdir: Path, main_runs: pd.DataFrame, main_costs: Path) -> Non
     columns += ["variant_verdict", "changed"]
     table = pd.concat(comparisons, ignore_index=True) if comparisons else pd.DataFrame()
     table.reindex(columns=columns).to_csv(TABLE_DIR / "sensitivity.csv", index=False)
+    return pd.DataFrame(compute_rows, columns=["variant", "job_hours", "cpu_hours", "n_reps"])
 
 
 def assemble(workdir: Path) -> None:
@@ -174,16 +193,22 @@ def assemble(workdir: Path) -> None:
     curves.to_csv(TABLE_DIR / "xi_curves.csv", index=False, float_format="%.5g")
     counts(read_tables(TABLES)).to_csv(TABLE_DIR / "counts.csv", index=False)
     verdicts(read_tables(TABLES)).to_csv(TABLE_DIR / "verdicts.csv", index=False)
-    compute(read_tables(TABLES)).to_csv(TABLE_DIR / "compute.csv", index=False)
+    sensitivity_runs = sensitivity(
+        workdir, storage.read_table(results / "runs.parquet"), main[0] / "costs"
+    )
+    compute(read_tables(TABLES), sensitivity_runs).to_csv(TABLE_DIR / "compute.csv", index=False)
     described = [
-        {"batch": folder.name} | json.loads((folder / "batch.json").read_text()) for folder in main
+        {"batch": folder.name, "sensitivity": None}
+        | json.loads((folder / "batch.json").read_text())
+        for folder in [
+            *main,
+            *(folder for variant in SENSITIVITY_NAMES for folder in batches(variant)),
+        ]
     ]
     table = pd.DataFrame(described)
     table["methods"] = [", ".join(methods) for methods in table["methods"]]
-    table[["batch", "methods", "first_rep", "last_rep", "commit"]].to_csv(
-        TABLE_DIR / "batches.csv", index=False
-    )
-    sensitivity(workdir, storage.read_table(results / "runs.parquet"), main[0] / "costs")
+    columns = ["batch", "sensitivity", "methods", "first_rep", "last_rep", "commit"]
+    table[columns].to_csv(TABLE_DIR / "batches.csv", index=False)
 
 
 def main() -> None:
