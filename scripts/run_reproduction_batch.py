@@ -10,14 +10,18 @@ forward selection with 500-tree internal forests (the paper's size) instead of 1
 
 The batch runs in --workdir with the workflow and package of the checkout this script is in
 (run it from an unchanging copy, e.g. `git archive`, to keep editing the project meanwhile); an
-interrupted batch resumes when run again. When it finishes, its runs table (without the
-feature names, which the data sets' columns give), its timings and its costs are written to
+interrupted batch resumes when run again, even after a kill left Snakemake's lock behind (the
+script holds a lock of its own on --workdir, so a second run there stops at once). When it
+finishes, its runs table (without the feature names, which the data sets' columns give), its
+timings and its costs are written to
 docs/reproduction/batches/<methods>-reps-<first>-<last>/ with a `batch.json` saying what ran,
 at which commit. `scripts/combine_batches.py` joins the batches.
 """
 
 import argparse
+import fcntl
 import json
+import sys
 from pathlib import Path
 
 import yaml
@@ -107,9 +111,20 @@ def main() -> None:
     config = batch_config(args.config, args.methods, args.first_rep, args.n_rep, args.sensitivity)
     config_file = args.workdir / "batch.yaml"
     config_file.write_text(yaml.safe_dump(config))
-    run_workflow(
-        args.workdir, config_file, "--rerun-incomplete", "results/runs.parquet", cores=args.cores
-    )
+    with open(args.workdir / "batch.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            sys.exit(f"another batch runs in {args.workdir}; wait for it or stop it")
+        # No other batch runs here, so a Snakemake lock left by a killed run is stale.
+        run_workflow(args.workdir, config_file, "--unlock", cores=args.cores)
+        run_workflow(
+            args.workdir,
+            config_file,
+            "--rerun-incomplete",
+            "results/runs.parquet",
+            cores=args.cores,
+        )
     keep_batch(
         args.workdir,
         out,

@@ -660,3 +660,38 @@ def test_a_study_run_in_batches_of_replicates_equals_one_run_of_them_all(study, 
         text=True,
     )
     assert twice.returncode != 0 and "replicate 2 of auc on A is also in" in twice.stderr
+
+
+def test_a_reproduction_batch_killed_resumes_and_holds_the_full_runs_replicate(study, tmp_path):
+    """scripts/run_reproduction_batch.py on the tiny study (the paper's entries, replicate 1):
+    a second run in the same working directory stops at once; killed with -9 after its first
+    evaluations, the batch resumes when run again (past Snakemake's stale lock) and keeps the
+    rows the full two-replicate study has for those methods and that replicate."""
+    workdir, out = tmp_path / "work", tmp_path / "kept"
+    command = [sys.executable, str(REPO / "scripts" / "run_reproduction_batch.py")]
+    command += ["--config", str(REPO / "config" / "tiny.yaml"), "--methods", "paper"]
+    command += ["--first-rep", "1", "--n-rep", "1", "--workdir", str(workdir), "--out", str(out)]
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    evaluations = workdir / "results" / "evaluation"
+    deadline = time.monotonic() + 900
+    while time.monotonic() < deadline and not list(evaluations.rglob("*.parquet")):
+        time.sleep(0.5)
+    second = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert second.returncode != 0 and "another batch runs in" in second.stderr
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert list((workdir / ".snakemake" / "locks").iterdir()), "the kill left no lock to clear"
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    kept = pd.read_parquet(out / "runs.parquet")
+    full = pd.read_parquet(study / "runs.parquet")
+    full = full[(full["rep"] == 1) & full["method"].isin(set(kept["method"]))]
+    assert set(kept["method"]) == {"auc", "pfi", "sts", "fs"}
+    # The full study's further columns are the other methods' own (and the feature names).
+    order = ["problem", "method", "hyperparameter", "hyperparameter_value", "budget"]
+    pd.testing.assert_frame_equal(
+        kept.sort_values(order).reset_index(drop=True),
+        full[kept.columns].sort_values(order).reset_index(drop=True),
+    )
