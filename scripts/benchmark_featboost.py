@@ -9,9 +9,13 @@ and the seconds of everything else (XGBoost's fits, the memos, the paths).
 
 The kernel's work is fixed by the algorithm (every candidate column of every fold's test rows
 against every training row), so its triples times its time per triple is what the selection
-cannot go below without a different evaluator.
+cannot go below without a different evaluator or an exact search that skips training rows.
+`--reach` measures what such a search could skip: on a sample of the kernel's calls and of
+their (candidate, test row) pairs, the share of training rows whose distance on the selected
+columns alone is within the pair's k-th distance (the rows it would still have to visit: any
+other row is farther than the k-th with the candidate's column added).
 
-    .venv/bin/python scripts/benchmark_featboost.py [--seed 1]
+    .venv/bin/python scripts/benchmark_featboost.py [--seed 1] [--reach]
 """
 
 import argparse
@@ -33,23 +37,49 @@ REPO = Path(__file__).resolve().parents[1]
 class KernelMeter:
     """Wraps FeatBoost's k-NN kernel: counts the triples it scores and the seconds it takes."""
 
-    def __init__(self):
+    def __init__(self, sample_every: int = 0):
         self.kernel = featboost._knn_votes
         self.calls, self.triples, self.seconds = 0, 0, 0.0
+        self.sample_every = sample_every
+        self.sampled = []
+        """Every `sample_every`-th call's selected distances, columns and k (none for 0)."""
 
-    def __call__(self, selected_distances, test_columns, train_columns, *rest):
+    def __call__(self, selected_distances, test_columns, train_columns, labels, k, n_classes):
+        if self.sample_every and self.calls % self.sample_every == 0:
+            self.sampled.append((selected_distances, test_columns, train_columns, k))
         started = time.perf_counter()
-        votes = self.kernel(selected_distances, test_columns, train_columns, *rest)
+        votes = self.kernel(selected_distances, test_columns, train_columns, labels, k, n_classes)
         self.seconds += time.perf_counter() - started
         self.calls += 1
         self.triples += test_columns.shape[0] * test_columns.shape[1] * train_columns.shape[1]
         return votes
+
+    def reach(self, pairs_per_call: int = 20, seed: int = 0) -> np.ndarray:
+        """Per sampled (candidate, test row) pair, the share of training rows whose selected
+        distance is at most the pair's k-th distance."""
+        rng = np.random.default_rng(seed)
+        shares = []
+        for selected_distances, test_columns, train_columns, k in self.sampled:
+            for _ in range(pairs_per_call):
+                candidate = rng.integers(test_columns.shape[0])
+                row = rng.integers(test_columns.shape[1])
+                selected = selected_distances[row]
+                added = (test_columns[candidate, row] - train_columns[candidate]) ** 2
+                kth = np.partition(selected + added, k - 1)[k - 1]
+                shares.append(np.mean(selected <= kth))
+        return np.array(shares)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, default=REPO / "config" / "reproduction.yaml")
     parser.add_argument("--seed", type=int, default=1, help="seeds the split and the costs")
+    parser.add_argument(
+        "--reach",
+        action="store_true",
+        help="also sample every 10th kernel call for the share of training rows an exact "
+        "search skipping rows would still visit",
+    )
     args = parser.parse_args()
     config = yaml.safe_load(args.config.read_text())
     real = config["real_data"]
@@ -59,7 +89,7 @@ def main() -> None:
     rng = derive_rng(args.seed, "benchmark_featboost")
     train, _ = split_indices(rng, y.size, real["train_fraction"])
     costs = uniform_costs(rng, X.shape[1], *real["cost_range"])
-    meter = KernelMeter()
+    meter = KernelMeter(sample_every=10 if args.reach else 0)
     featboost._knn_votes = meter
     # A first call compiles or loads the kernels, as any job's first call does; not timed.
     meter.kernel(np.zeros((1, 3)), np.zeros((1, 1)), np.zeros((1, 3)), np.zeros(3, int), 1, 2)
@@ -81,6 +111,13 @@ def main() -> None:
         f"triples, {1e9 * meter.seconds / meter.triples:.2f} ns per triple"
     )
     print(f"  the rest (XGBoost's fits, memos, paths): {total - meter.seconds:.1f} s")
+    if args.reach:
+        shares = meter.reach()
+        print(
+            f"  training rows within reach of the k-th distance, {shares.size} pairs of "
+            f"{len(meter.sampled)} calls: mean {shares.mean():.3f}, median "
+            f"{np.median(shares):.3f}, 90th percentile {np.quantile(shares, 0.9):.3f}"
+        )
 
 
 if __name__ == "__main__":
