@@ -15,6 +15,7 @@ import yaml
 from sklearn.datasets import load_wine
 
 from costfs.methods import load_method
+from costfs.study.findings import PAPER_METHODS
 from tests.conftest import DATA, REPO, true_cost, write_messy_clinic
 
 pytestmark = pytest.mark.workflow
@@ -663,20 +664,25 @@ def test_a_study_run_in_batches_of_replicates_equals_one_run_of_them_all(study, 
 
 
 def test_a_reproduction_batch_killed_resumes_and_holds_the_full_runs_replicate(study, tmp_path):
-    """scripts/run_reproduction_batch.py on the tiny study (the paper's entries, replicate 1):
-    a second run in the same working directory stops at once; killed with -9 after its first
-    evaluations, the batch resumes when run again (past Snakemake's stale lock) and keeps the
-    rows the full two-replicate study has for those methods and that replicate."""
+    """scripts/run_reproduction_batch.py on the tiny study's setting A (the paper's entries,
+    replicate 1): a second run in the same working directory stops at once; killed with -9
+    after its first selection, the batch resumes when run again (past Snakemake's stale lock)
+    and keeps the rows the full two-replicate study has for those methods, A and replicate 1."""
     workdir, out = tmp_path / "work", tmp_path / "kept"
+    config = {**TINY, "simulation": {**TINY["simulation"], "settings": ["A"]}}
+    config["real_data"] = {**TINY["real_data"], "datasets": {}}
+    config["methods"] = {**TINY["methods"], "fs": {**TINY["methods"]["fs"], "problems": ["A"]}}
+    (tmp_path / "batch.yaml").write_text(yaml.safe_dump(config))
     command = [sys.executable, str(REPO / "scripts" / "run_reproduction_batch.py")]
-    command += ["--config", str(REPO / "config" / "tiny.yaml"), "--methods", "paper"]
+    command += ["--config", str(tmp_path / "batch.yaml"), "--methods", "paper"]
     command += ["--first-rep", "1", "--n-rep", "1", "--workdir", str(workdir), "--out", str(out)]
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
-    evaluations = workdir / "results" / "evaluation"
+    selections = workdir / "results" / "selection"
     deadline = time.monotonic() + 900
-    while time.monotonic() < deadline and not list(evaluations.rglob("*.parquet")):
+    while time.monotonic() < deadline and not list(selections.rglob("*.parquet")):
+        assert process.poll() is None, "the batch stopped before its first selection"
         time.sleep(0.5)
     second = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert second.returncode != 0 and "another batch runs in" in second.stderr
@@ -687,8 +693,8 @@ def test_a_reproduction_batch_killed_resumes_and_holds_the_full_runs_replicate(s
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     kept = pd.read_parquet(out / "runs.parquet")
     full = pd.read_parquet(study / "runs.parquet")
-    full = full[(full["rep"] == 1) & full["method"].isin(set(kept["method"]))]
-    assert set(kept["method"]) == {"auc", "pfi", "sts", "fs"}
+    full = full[(full["rep"] == 1) & (full["problem"] == "A") & full["method"].isin(PAPER_METHODS)]
+    assert set(kept["method"]) == PAPER_METHODS and set(kept["problem"]) == {"A"}
     # The full study's further columns are the other methods' own (and the feature names).
     order = ["problem", "method", "hyperparameter", "hyperparameter_value", "budget"]
     pd.testing.assert_frame_equal(
