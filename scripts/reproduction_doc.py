@@ -498,8 +498,8 @@ def compute(tables, sensitivity_runs: pd.DataFrame | None = None) -> pd.DataFram
     """Job-hours of the run (the jobs' summed wall time, `stage_costs`) for the paper's entries,
     the related work and both, per replicate, and projected to 100 replicates and onto 16 and
     128 cores (the job-hours spread evenly: a lower bound). With `sensitivity_runs` (per
-    variant its job_hours, cpu_hours and n_reps), a row per variant (settings C and D only, so
-    not projected) and the sum of everything run."""
+    variant its job_hours, cpu_hours and job_hours_per_rep), a row per variant (settings C and
+    D only, so not projected) and the sum of everything run."""
     costs = tables["stage_costs"]
     paper = costs["method"].isin(PAPER_METHODS)
     rows = []
@@ -525,7 +525,7 @@ def compute(tables, sensitivity_runs: pd.DataFrame | None = None) -> pd.DataFram
                     "methods": f"sensitivity {run.variant}",
                     "job_hours": run.job_hours,
                     "cpu_hours": run.cpu_hours,
-                    "job_hours_per_rep": run.job_hours / run.n_reps,
+                    "job_hours_per_rep": run.job_hours_per_rep,
                 }
             )
         rows.append(

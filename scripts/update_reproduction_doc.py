@@ -122,13 +122,15 @@ def sensitivity(workdir: Path, main_runs: pd.DataFrame, main_costs: Path) -> pd.
         combine(folders, strategies(), out / "union")
         union = storage.read_table(out / "union" / "runs.parquet")
         reps = sorted(union["rep"].unique())
-        timings = storage.read_table(out / "union" / "timings.parquet")
+        costs = findings.stage_costs(
+            storage.read_table(out / "union" / "timings.parquet"), len(reps)
+        )
         compute_rows.append(
             {
                 "variant": variant,
-                "job_hours": timings["s"].sum() / 3600,
-                "cpu_hours": timings["cpu_time"].sum() / 3600,
-                "n_reps": len(reps),
+                "job_hours": costs["wall_hours"].sum(),
+                "cpu_hours": costs["cpu_hours"].sum(),
+                "job_hours_per_rep": costs["wall_hours_per_rep"].sum(),
             }
         )
         variant_runs = restricted(union, folders[0] / "costs", out / "variant", ["C", "D"], reps)
@@ -172,7 +174,8 @@ def sensitivity(workdir: Path, main_runs: pd.DataFrame, main_costs: Path) -> pd.
     columns += ["variant_verdict", "changed"]
     table = pd.concat(comparisons, ignore_index=True) if comparisons else pd.DataFrame()
     table.reindex(columns=columns).to_csv(TABLE_DIR / "sensitivity.csv", index=False)
-    return pd.DataFrame(compute_rows, columns=["variant", "job_hours", "cpu_hours", "n_reps"])
+    columns = ["variant", "job_hours", "cpu_hours", "job_hours_per_rep"]
+    return pd.DataFrame(compute_rows, columns=columns)
 
 
 def assemble(workdir: Path) -> None:
@@ -197,13 +200,11 @@ def assemble(workdir: Path) -> None:
         workdir, storage.read_table(results / "runs.parquet"), main[0] / "costs"
     )
     compute(read_tables(TABLES), sensitivity_runs).to_csv(TABLE_DIR / "compute.csv", index=False)
+    every_batch = main + [folder for variant in SENSITIVITY_NAMES for folder in batches(variant)]
     described = [
         {"batch": folder.name, "sensitivity": None}
         | json.loads((folder / "batch.json").read_text())
-        for folder in [
-            *main,
-            *(folder for variant in SENSITIVITY_NAMES for folder in batches(variant)),
-        ]
+        for folder in every_batch
     ]
     table = pd.DataFrame(described)
     table["methods"] = [", ".join(methods) for methods in table["methods"]]
