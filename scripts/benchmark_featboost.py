@@ -7,8 +7,8 @@ budgets and xi grid, its FeatBoost parameters, preparation included, one thread.
 kernel, and prints the selection's seconds, the kernel's seconds, its nanoseconds per triple
 and the seconds of everything else (XGBoost's fits, the memos, the paths).
 
-The kernel's work is fixed by the algorithm (every candidate column of every fold's test rows
-against every training row), so its triples times its time per triple is what the selection
+The kernel's work is fixed by its brute force (every candidate column of every fold's test
+rows against every training row), so its triples times its time per triple is what the selection
 cannot go below without a different evaluator or an exact search that skips training rows.
 `--reach` measures what such a search could skip: on a sample of the kernel's calls and of
 their (candidate, test row) pairs, the share of training rows whose distance on the selected
