@@ -254,3 +254,41 @@ def test_knn_accuracies_do_not_depend_on_the_order_of_the_rows():
             models._knn_accuracies(fold, [0], candidates),
             shuffled._knn_accuracies(fold, [0], candidates),
         )
+
+
+def brute_force_votes(selected_distances, test_columns, train_columns, labels, k, n_classes):
+    """`_knn_votes`'s rule over every training row of every (candidate, test row) pair."""
+    votes = np.empty(test_columns.shape, dtype=np.int64)
+    for c, i in np.ndindex(*test_columns.shape):
+        distances = selected_distances[i] + (test_columns[c, i] - train_columns[c]) ** 2
+        kth = np.sort(distances)[k - 1]
+        closer, tied = distances < kth, distances == kth
+        score = np.bincount(labels[closer], minlength=n_classes) * tied.sum()
+        score += np.bincount(labels[tied], minlength=n_classes) * (k - closer.sum())
+        votes[c, i] = np.argmax(score)
+    return votes
+
+
+@pytest.mark.parametrize("values", ["continuous", "few"])
+def test_knn_votes_skipping_far_rows_equal_the_brute_force_for_any_near_share(values):
+    rng = np.random.default_rng(7)
+    n_train, n_test, k, n_classes = 400, 60, 5, 3
+    draw = rng.normal if values == "continuous" else lambda size: rng.integers(0, 6, size)
+    # Two selected columns and four candidates, one of them on a far wider scale, so that
+    # some pairs find their k nearest among the few rows nearest on the selected columns and
+    # others do not.
+    train, test = draw(size=(6, n_train)).astype(float), draw(size=(6, n_test)).astype(float)
+    train[5] *= 20.0
+    test[5] *= 20.0
+    labels = rng.integers(0, n_classes, size=n_train)
+    selected = ((test[:2, :, None] - train[:2, None, :]) ** 2).sum(axis=0)
+    expected = brute_force_votes(selected, test[2:], train[2:], labels, k, n_classes)
+    added = (test[2:, :, None] - train[2:, None, :]) ** 2
+    kth = np.sort(selected[None] + added, axis=2)[:, :, k - 1]
+    n_near = 20
+    # A pair takes the short path when its k-th distance is within the test row's bound.
+    bound = np.sort(selected, axis=1)[:, n_near - 1]
+    assert (kth <= bound).any() and (kth > bound).any()
+    for near in (0, n_near, n_train):
+        votes = featboost._knn_votes(selected, test[2:], train[2:], labels, k, n_classes, near)
+        assert np.array_equal(votes, expected)
