@@ -94,7 +94,7 @@ def _squared_distances(test_columns, train_columns):
 
 NEAR_SHARE = 0.01
 """The share of training rows, nearest on the selected columns, that `_knn_votes` tries first
-for each test row; on spambase 4 in 5 (candidate, test row) pairs find their k nearest among
+for each test row; on spambase 3 in 4 (candidate, test row) pairs find their k nearest among
 them (scripts/benchmark_featboost.py)."""
 
 
