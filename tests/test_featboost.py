@@ -208,21 +208,35 @@ def test_xgboost_evaluator(easy_problem):
         run(X, y, costs, [2.0], [0.0], evaluator="svm")
 
 
+def brute_force_votes(selected_distances, test_columns, train_columns, labels, k, n_classes):
+    """`_knn_votes`'s rule over every training row of every (candidate, test row) pair."""
+    votes = np.empty(test_columns.shape, dtype=np.int64)
+    for c, i in np.ndindex(*test_columns.shape):
+        distances = selected_distances[i] + (test_columns[c, i] - train_columns[c]) ** 2
+        kth = np.sort(distances)[k - 1]
+        closer, tied = distances < kth, distances == kth
+        score = np.bincount(labels[closer], minlength=n_classes) * tied.sum()
+        score += np.bincount(labels[tied], minlength=n_classes) * (k - closer.sum())
+        votes[c, i] = np.argmax(score)
+    return votes
+
+
 def expected_vote_accuracy(models, fold, columns):
-    """Brute force of the k-NN rule: the rows tied at the k-th distance share the votes left
-    equally; a tie between classes goes to the lowest."""
+    """Share of the fold's held-out rows that the brute-force k-NN rule over `columns` gets
+    right, the last column being the candidate."""
     train, test = models.folds[fold]
     X_train, X_test = models.fold_columns[fold]
-    correct = 0
-    for i, row in enumerate(test):
-        distances = ((X_train[:, columns] - X_test[i, columns]) ** 2).sum(axis=1)
-        kth = np.sort(distances)[models.n_neighbors - 1]
-        closer, tied = distances < kth, distances == kth
-        votes = np.bincount(models.y[train][closer], minlength=models.n_classes).astype(float)
-        share = (models.n_neighbors - closer.sum()) / tied.sum()
-        votes += share * np.bincount(models.y[train][tied], minlength=models.n_classes)
-        correct += np.argmax(votes) == models.y[row]
-    return correct / test.size
+    *selected, candidate = columns
+    selected_distances = ((X_test[:, None, selected] - X_train[None, :, selected]) ** 2).sum(axis=2)
+    votes = brute_force_votes(
+        selected_distances,
+        X_test[None, :, candidate],
+        X_train[None, :, candidate],
+        models.y[train],
+        models.n_neighbors,
+        models.n_classes,
+    )
+    return np.mean(votes[0] == models.y[test])
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
@@ -254,19 +268,6 @@ def test_knn_accuracies_do_not_depend_on_the_order_of_the_rows():
             models._knn_accuracies(fold, [0], candidates),
             shuffled._knn_accuracies(fold, [0], candidates),
         )
-
-
-def brute_force_votes(selected_distances, test_columns, train_columns, labels, k, n_classes):
-    """`_knn_votes`'s rule over every training row of every (candidate, test row) pair."""
-    votes = np.empty(test_columns.shape, dtype=np.int64)
-    for c, i in np.ndindex(*test_columns.shape):
-        distances = selected_distances[i] + (test_columns[c, i] - train_columns[c]) ** 2
-        kth = np.sort(distances)[k - 1]
-        closer, tied = distances < kth, distances == kth
-        score = np.bincount(labels[closer], minlength=n_classes) * tied.sum()
-        score += np.bincount(labels[tied], minlength=n_classes) * (k - closer.sum())
-        votes[c, i] = np.argmax(score)
-    return votes
 
 
 @pytest.mark.parametrize("values", ["continuous", "few"])
