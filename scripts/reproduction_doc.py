@@ -585,6 +585,13 @@ def batches_block(tables) -> str:
     return _table(["batch", "study", "methods", "replicates", "commit"], rows)
 
 
+def _more_run(n_run: int, n_compared: int) -> str:
+    """The replicates a variant ran beyond those the main study has yet."""
+    if n_run == n_compared:
+        return ""
+    return f" (of {n_run} run; the main study has {n_compared} of them so far)"
+
+
 def sensitivity_block(tables) -> str:
     """Per sensitivity variant, the claims whose verdict on settings C and D changes."""
     table = tables["sensitivity"]
@@ -594,7 +601,9 @@ def sensitivity_block(tables) -> str:
     for variant, of in table.groupby("variant", sort=False):
         changed = of[of["changed"]]
         lines.append(
-            f"- **{SENSITIVITY_NAMES[variant]}**, n = {of['n_reps'].iloc[0]}: "
+            f"- **{SENSITIVITY_NAMES[variant]}**, n = {of['n_reps'].iloc[0]}"
+            + _more_run(of["n_run"].iloc[0], of["n_reps"].iloc[0])
+            + ": "
             f"{len(changed)} of {len(of)} verdicts change" + (":" if len(changed) else ".")
         )
         lines += [

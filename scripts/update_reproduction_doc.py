@@ -109,10 +109,10 @@ def restricted(runs: pd.DataFrame, costs: Path, out: Path, problems, reps, metho
 
 def sensitivity(workdir: Path, main_runs: pd.DataFrame, main_costs: Path) -> pd.DataFrame:
     """Per sensitivity variant with committed batches: its findings and verdicts on settings C
-    and D, and the main study's (`main_runs`, costs in `main_costs`) on the same replicates
-    (and, for `fs-trees`, with forward selection's runs of the variant in place of the main
-    study's), side by side in docs/reproduction/sensitivity.csv. Returns per variant the
-    compute its batches took (`reproduction_doc.compute`)."""
+    and D, and the main study's (`main_runs`, costs in `main_costs`), both on the replicates
+    both have (and, for `fs-trees`, with forward selection's runs of the variant in place of
+    the main study's), side by side in docs/reproduction/sensitivity.csv. Returns per variant
+    the compute its batches took (`reproduction_doc.compute`)."""
     comparisons, compute_rows = [], []
     for variant in SENSITIVITY_NAMES:
         folders = batches(variant)
@@ -133,6 +133,9 @@ def sensitivity(workdir: Path, main_runs: pd.DataFrame, main_costs: Path) -> pd.
                 "job_hours_per_rep": costs["wall_hours_per_rep"].sum(),
             }
         )
+        # Judged on the replicates both studies have, so that a change is the variant's, not
+        # that of more replicates on one side.
+        n_run, reps = len(reps), sorted(set(reps) & set(main_runs["rep"]))
         variant_runs = restricted(union, folders[0] / "costs", out / "variant", ["C", "D"], reps)
         if variant == "fs-trees":
             # The main study's other methods on the same replicates, its FS replaced.
@@ -160,6 +163,7 @@ def sensitivity(workdir: Path, main_runs: pd.DataFrame, main_costs: Path) -> pd.
                 {
                     "variant": variant,
                     "n_reps": len(reps),
+                    "n_run": n_run,
                     "finding": both["finding"],
                     "claim": both["claim"],
                     "problems": both["problems"],
@@ -170,7 +174,7 @@ def sensitivity(workdir: Path, main_runs: pd.DataFrame, main_costs: Path) -> pd.
                 }
             )
         )
-    columns = ["variant", "n_reps", "finding", "claim", "problems", "rule", "main_verdict"]
+    columns = ["variant", "n_reps", "n_run", "finding", "claim", "problems", "rule", "main_verdict"]
     columns += ["variant_verdict", "changed"]
     table = pd.concat(comparisons, ignore_index=True) if comparisons else pd.DataFrame()
     table.reindex(columns=columns).to_csv(TABLE_DIR / "sensitivity.csv", index=False)

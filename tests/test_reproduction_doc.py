@@ -56,6 +56,21 @@ def test_verdicts_are_those_of_the_tables(tables):
     pd.testing.assert_frame_equal(judged, committed, check_dtype=False)
 
 
+def replicates(batches: pd.DataFrame) -> set[int]:
+    return {rep for row in batches.itertuples() for rep in range(row.first_rep, row.last_rep + 1)}
+
+
+def test_a_sensitivity_analysis_is_judged_on_the_replicates_the_main_study_has(tables):
+    batches = tables["batches"]
+    main = replicates(
+        batches[batches["sensitivity"].isna() & batches["methods"].str.contains("sts")]
+    )
+    for variant, of in tables["sensitivity"].groupby("variant"):
+        run = replicates(batches[batches["sensitivity"] == variant])
+        assert set(of["n_run"]) == {len(run)}
+        assert set(of["n_reps"]) == {len(run & main)}
+
+
 def count_pairs(tables: dict[str, pd.DataFrame]) -> set[tuple[int, int]]:
     """Every (N, M) a sentence "N of M" may cite: two values of one comparison and problem
     group of counts.csv, two counts (setups, support, against) of one verdict, the verdicts a
