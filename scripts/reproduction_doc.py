@@ -603,8 +603,8 @@ def sensitivity_block(tables) -> str:
         lines.append(
             f"- **{SENSITIVITY_NAMES[variant]}**, n = {of['n_reps'].iloc[0]}"
             + _more_run(of["n_run"].iloc[0], of["n_reps"].iloc[0])
-            + ": "
-            f"{len(changed)} of {len(of)} verdicts change" + (":" if len(changed) else ".")
+            + f": {len(changed)} of {len(of)} verdicts change"
+            + (":" if len(changed) else ".")
         )
         lines += [
             f"  - {row.claim} ({row.problems}, {row.rule}): {row.main_verdict} → "

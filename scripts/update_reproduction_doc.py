@@ -133,9 +133,10 @@ def sensitivity(workdir: Path, main_runs: pd.DataFrame, main_costs: Path) -> pd.
                 "job_hours_per_rep": costs["wall_hours_per_rep"].sum(),
             }
         )
-        # Judged on the replicates both studies have, so that a change is the variant's, not
-        # that of more replicates on one side.
-        n_run, reps = len(reps), sorted(set(reps) & set(main_runs["rep"]))
+        # Judged on the replicates where the main study has the variant's methods too, so that
+        # a change is the variant's, not that of more replicates on one side.
+        ran_too = main_runs["method"].isin(union["method"].unique())
+        n_run, reps = len(reps), sorted(set(reps) & set(main_runs.loc[ran_too, "rep"]))
         variant_runs = restricted(union, folders[0] / "costs", out / "variant", ["C", "D"], reps)
         if variant == "fs-trees":
             # The main study's other methods on the same replicates, its FS replaced.
