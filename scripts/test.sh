@@ -16,4 +16,6 @@ site=$(mktemp -d)
 .venv/bin/mkdocs build --strict --site-dir "$site" >"$site.log" 2>&1 || { cat "$site.log"; exit 1; }
 rm -rf "$site" "$site.log"
 bash scripts/check_core_install.sh
-exec .venv/bin/python -m pytest "$@"
+# One pytest worker per core (pytest-xdist); a file's tests stay on one worker, so its module
+# fixtures (a workflow run, a SLURM cluster) are made once.
+exec .venv/bin/python -m pytest -n "${TEST_WORKERS:-auto}" --dist loadfile "$@"
