@@ -13,7 +13,8 @@ REPO = Path(__file__).resolve().parents[1]
 def run_workflow(workdir: Path, config_file: Path, *arguments: str, cores: str = "2") -> None:
     """`snakemake` on this checkout's Snakefile in `workdir` with `config_file`, on `cores`,
     with further `arguments` (options, then targets); raises if it fails."""
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
+    command = [sys.executable, "-m", "costfs.cli.run_snakemake"]
+    command += ["--snakefile", str(REPO / "Snakefile")]
     command += ["--directory", str(workdir), "--configfile", str(config_file)]
     command += ["--cores", cores, *arguments]
     subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})

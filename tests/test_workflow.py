@@ -49,7 +49,7 @@ def snakemake_command(directory: Path, *arguments: str) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "snakemake",
+        "costfs.cli.run_snakemake",
         "--snakefile",
         str(directory / "workflow" / "Snakefile"),
         "--directory",

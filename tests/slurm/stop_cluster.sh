@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Stops the cluster of tests/slurm/start_cluster.sh by the daemons' PID files: slurmd,
-# slurmctld, and munged if start_cluster.sh started it. Safe to run when nothing runs.
+# slurmctld, and munged if start_cluster.sh started it; then removes the slurm.conf that
+# start_cluster.sh wrote. Safe to run when nothing runs.
 set -uo pipefail
 
 RUN=/run/slurm
+CONF=/etc/slurm/slurm.conf
+MARKER="# written by costfs tests/slurm/start_cluster.sh"
 
 stop() { # name, pid file
     local pid
@@ -28,5 +31,11 @@ stop slurmctld "$RUN/slurmctld.pid"
 if [[ -e $RUN/costfs-started-munged ]]; then
     stop munged /run/munge/munged.pid
     rm -f "$RUN/costfs-started-munged"
+fi
+# With a slurm.conf but no slurmctld, `scontrol` waits 10 s for the controller, and the SLURM
+# executor plugin calls it whenever snakemake starts (for its --help text): every later
+# snakemake run on this machine would start 9 s late. Without the file it fails at once.
+if [[ -e $CONF ]] && grep -qF "$MARKER" "$CONF"; then
+    rm -f "$CONF"
 fi
 exit 0

@@ -66,7 +66,7 @@ def snakemake_command(study: Path, snakemake_arguments: list[str]) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "snakemake",
+        "costfs.cli.run_snakemake",
         "--snakefile",
         str(packaged_snakefile()),
         "--directory",
