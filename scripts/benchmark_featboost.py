@@ -2,10 +2,11 @@
 
 One replicate of config/reproduction.yaml's FeatBoost on spambase: a random two-thirds
 training split of data/spambase.csv.gz, uniform costs in the config's `cost_range`, its
-budgets and xi grid, its FeatBoost parameters, preparation included, one thread. It times the
-k-NN evaluator's kernel and counts the (candidate, test row, training row) triples a brute force
-would score, and prints the selection's seconds, the kernel's seconds, its nanoseconds per
-brute-force triple and the seconds of everything else (XGBoost's fits, the memos, the paths).
+budgets and xi grid, its FeatBoost parameters, preparation included, one thread (the
+thread limit of a one-thread job). It times the k-NN evaluator's kernel and counts the
+(candidate, test row, training row) triples a brute force would score, and prints the
+selection's seconds, the kernel's seconds, its nanoseconds per brute-force triple and the
+seconds of everything else (XGBoost's fits, the memos, the paths).
 
 The kernel skips the training rows that cannot be among a pair's k nearest (see
 `costfs.methods.featboost._knn_votes`). `--reach` measures how many it could skip at best: on a
@@ -27,6 +28,7 @@ import pandas as pd
 import yaml
 
 import costfs.methods.featboost as featboost
+from costfs.cli import job_threads
 from costfs.core.seeds import derive_rng
 from costfs.methods import load_method
 from costfs.study.realdata import split_indices, uniform_costs
@@ -94,17 +96,20 @@ def main() -> None:
     featboost._knn_votes = meter
     # A first call compiles or loads the kernels, as any job's first call does; not timed.
     meter.kernel(np.zeros((1, 3)), np.zeros((1, 1)), np.zeros((1, 3)), np.zeros(3, int), 1, 2, 1)
-    started = time.perf_counter()
-    load_method("featboost").prepare_and_select(
-        X[train],
-        y[train],
-        costs,
-        real["datasets"]["spambase"]["budgets"],
-        config["xi_grid"],
-        seed=args.seed,
-        **config["methods"]["featboost"],
-    )
-    total = time.perf_counter() - started
+    # With the thread limit of a one-thread job, which XGBoost's OpenMP runtime reads as it
+    # loads (`costfs.cli.job_threads`).
+    with job_threads(1):
+        started = time.perf_counter()
+        load_method("featboost").prepare_and_select(
+            X[train],
+            y[train],
+            costs,
+            real["datasets"]["spambase"]["budgets"],
+            config["xi_grid"],
+            seed=args.seed,
+            **config["methods"]["featboost"],
+        )
+        total = time.perf_counter() - started
     print(f"FeatBoost on spambase ({train.size} training rows), one replicate, one thread:")
     print(f"  selection, preparation included: {total:.1f} s")
     print(

@@ -1,5 +1,7 @@
 import json
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -226,3 +228,26 @@ def test_select_features_needs_one_data_file_per_replicate(tmp_path):
     arguments += ["--costs", str(tmp_path / "c.npz"), "--budgets", "[1]", "--grid", "[0]"]
     with pytest.raises(ValueError, match="one path per --reps"):
         cli.main([*arguments, "--out", str(tmp_path / "out")])
+
+
+def test_an_openmp_runtime_loaded_during_a_job_keeps_to_its_threads():
+    # scikit-learn's own OpenMP runtime loads with scikit-learn, after the job's thread limit
+    # was set: it has to pick the limit up as it loads. The job runs in a fresh Python, where
+    # nothing has loaded scikit-learn yet.
+    program = (
+        "import os, json, threadpoolctl\n"
+        "from costfs.cli import job_threads\n"
+        "os.environ.pop('OMP_NUM_THREADS', None)\n"
+        "with job_threads(1):\n"
+        "    import sklearn.ensemble\n"
+        "    pools = threadpoolctl.threadpool_info()\n"
+        "print(json.dumps([[p['user_api'], p['num_threads']] for p in pools]))\n"
+        "print(os.environ.get('OMP_NUM_THREADS'))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    pools, variable_after = run.stdout.splitlines()
+    openmp = [threads for api, threads in json.loads(pools) if api == "openmp"]
+    assert openmp and all(threads == 1 for threads in openmp)
+    assert variable_after == "None"

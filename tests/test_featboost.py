@@ -270,6 +270,20 @@ def test_knn_accuracies_do_not_depend_on_the_order_of_the_rows():
         )
 
 
+def test_distances_kept_from_the_last_step_equal_distances_summed_afresh():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(150, 6)) * rng.uniform(0.1, 10.0, size=6)
+    y = rng.integers(0, 2, size=150)
+    models = small_models(X, y)
+    path = (4, 0, 5, 2)
+    for fold in range(len(models.folds)):
+        # A path's steps, then a path that starts anew and one that branches off.
+        for selected in [path[:n] for n in range(len(path) + 1)] + [(), (4, 1), (4, 0, 5)]:
+            afresh = small_models(X, y)._selected_distances(fold, selected)
+            assert np.array_equal(models._selected_distances(fold, selected), afresh)
+            assert models.fold_distances[fold][0] == selected
+
+
 @pytest.mark.parametrize("values", ["continuous", "few"])
 def test_knn_votes_skipping_far_rows_equal_the_brute_force_for_any_near_share(values):
     rng = np.random.default_rng(7)

@@ -51,7 +51,9 @@ leave budget unused: records carry `unused_budget` and `resets`.
 Sharing work. Affordability differs between budgets, so each (xi, budget) runs its own path,
 but all paths of one call share three memos, each keyed by exactly what its result depends on:
 H1's importances by the weight vector, H2's CV accuracy by the sorted feature set (fixed folds,
-deterministic H2), H1's losses by the sorted selected set. Paths of different budgets share
+deterministic H2), H1's losses by the sorted selected set. The k-NN evaluator keeps, per fold,
+the distances on the last selected set it scored, to which a path's next step adds one column.
+Paths of different budgets share
 all their work until a budget binds, and a reset returns to the ranking with equal weights,
 which `prepare` computes once per data set (H1 has no random parts, so it is the ranking
 `select` would compute).
@@ -80,16 +82,15 @@ RESET_RULES = ("once", "rearm")
 
 
 @numba.njit(cache=True, nogil=True)
-def _squared_distances(test_columns, train_columns):
-    """Squared Euclidean distances (test x train rows), summed over the columns in their order
-    (rows of `test_columns` and `train_columns` are columns of the data)."""
-    distances = np.zeros((test_columns.shape[1], train_columns.shape[1]))
+def _add_squared_distances(distances, test_columns, train_columns):
+    """Adds to `distances` (test x train rows) the squared differences on each column, one
+    column after the other in their order (rows of `test_columns` and `train_columns` are
+    columns of the data)."""
     for column in range(test_columns.shape[0]):
         for i in range(test_columns.shape[1]):
             for t in range(train_columns.shape[1]):
                 difference = test_columns[column, i] - train_columns[column, t]
                 distances[i, t] += difference * difference
-    return distances
 
 
 NEAR_SHARE = 0.01
@@ -155,11 +156,13 @@ def _knn_votes(selected_distances, test_columns, train_columns, train_labels, k,
     near_selected = np.empty(n_train)
     near_labels = np.empty(n_train, dtype=train_labels.dtype)
     nearest = np.empty(k)
+    near_nearest = np.empty(n_near)
     counts = np.empty(n_classes, dtype=np.int64)
     tied_counts = np.empty(n_classes, dtype=np.int64)
     for i in range(n_test):
         row = selected_distances[i]
-        bound = np.partition(row, n_near - 1)[n_near - 1]
+        # The same value as np.partition's, about 6x faster: it neither copies nor reorders.
+        bound = _kth_distance(row, n_train, n_near, near_nearest)
         n = 0
         for t in range(n_train):
             if row[t] <= bound:
@@ -247,6 +250,9 @@ class FeatBoostModels:
         )
         self.folds = list(splitter.split(self.X, self.y))
         self.fold_columns = [self._evaluated_columns(train, test) for train, test in self.folds]
+        self.fold_distances: list[tuple[tuple[int, ...], np.ndarray] | None] = [None] * len(
+            self.folds
+        )
         self.importance_memo: dict[bytes, np.ndarray] = {}
         if equal_weight_importance is not None:
             equal = self.equal_weights().tobytes()
@@ -296,9 +302,7 @@ class FeatBoostModels:
         if missing:
             new_candidates = np.asarray(candidates, dtype=int)[missing]
             score = self._knn_accuracies if self.evaluator == "knn" else self._xgboost_accuracies
-            per_fold = [
-                score(fold, list(selected), new_candidates) for fold in range(len(self.folds))
-            ]
+            per_fold = [score(fold, selected, new_candidates) for fold in range(len(self.folds))]
             new_accuracies = np.mean(per_fold, axis=0)
             self.accuracy_memo.update(zip((keys[k] for k in missing), new_accuracies, strict=True))
         return np.array([self.accuracy_memo[key] for key in keys])
@@ -316,7 +320,7 @@ class FeatBoostModels:
         X_train, X_test = self.fold_columns[fold]
         accuracies = []
         for candidate in candidates:
-            columns = [*selected, candidate]
+            columns = [*selected, int(candidate)]
             model = xgboost_classifier(**self.xgboost).fit(X_train[:, columns], self.y[train])
             accuracies.append(np.mean(model.predict(X_test[:, columns]) == self.y[test]))
         return np.asarray(accuracies)
@@ -328,11 +332,8 @@ class FeatBoostModels:
         train, test = self.folds[fold]
         X_train, X_test = self.fold_columns[fold]
         k = min(self.n_neighbors, train.size)
-        selected_distances = _squared_distances(
-            X_test[:, selected].T.copy(), X_train[:, selected].T.copy()
-        )
         predicted = _knn_votes(
-            selected_distances,
+            self._selected_distances(fold, tuple(selected)),
             X_test[:, candidates].T.copy(),
             X_train[:, candidates].T.copy(),
             self.y[train],
@@ -341,6 +342,23 @@ class FeatBoostModels:
             round(NEAR_SHARE * train.size),
         )
         return np.mean(predicted == self.y[test], axis=1)
+
+    def _selected_distances(self, fold: int, selected: tuple[int, ...]) -> np.ndarray:
+        """Squared distances (test x training rows of `fold`) on the columns `selected`, added
+        up in their order. The last ones are kept per fold: a path's next step selects one more
+        feature, and adding its column to them gives the very sums of adding up every column
+        again, in a fraction of the time."""
+        X_train, X_test = self.fold_columns[fold]
+        kept = self.fold_distances[fold]
+        if kept is not None and kept[0] == selected:
+            return kept[1]
+        if kept is not None and selected and kept[0] == selected[:-1]:
+            distances, columns = kept[1], list(selected[-1:])
+        else:
+            distances, columns = np.zeros((X_test.shape[0], X_train.shape[0])), list(selected)
+        _add_squared_distances(distances, X_test[:, columns].T.copy(), X_train[:, columns].T.copy())
+        self.fold_distances[fold] = (selected, distances)
+        return distances
 
     def loss(self, features: tuple[int, ...]) -> np.ndarray:
         """Per row, the cross-entropy of H1 fit (unweighted) on the sorted set `features`."""
