@@ -60,14 +60,13 @@ def test_a_planted_circle_or_upward_import_fails_the_check(tmp_path, module, lin
     assert "1 kept, 1 broken" in result.stdout and broken in result.stdout
 
 
-def loaded_at_start(imports: str, method: str, modules: set[str]) -> set[str]:
-    """Which of `modules` a fresh Python has loaded after `imports` and the method's module."""
-    program = (
-        f"import sys\n{imports}\n"
-        "from costfs.methods import load_method\n"
-        f"load_method({method!r})\n"
-        f"print(sorted({sorted(modules)!r} & sys.modules.keys()))\n"
-    )
+def loaded_at_start(imports: str, method: str | None, modules: set[str]) -> set[str]:
+    """Which of `modules` a fresh Python has loaded after `imports` and the method's module
+    (none for None)."""
+    program = f"import sys\n{imports}\n"
+    if method:
+        program += f"from costfs.methods import load_method\nload_method({method!r})\n"
+    program += f"print(sorted({sorted(modules)!r} & sys.modules.keys()))\n"
     loaded = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=120
     )
@@ -103,6 +102,15 @@ def test_a_preparation_or_selection_job_starts_without_pandas_jsonschema_or_jobl
     )
     loaded = loaded_at_start(parsers, method, {"pandas", "jsonschema", "joblib"})
     assert loaded <= LOADED_BY_THE_METHOD.get(method, set())
+
+
+@pytest.mark.parametrize("command", ["split-data", "draw-costs"])
+def test_a_split_or_cost_draw_job_starts_without_pandas(command):
+    """A split and a draw of uniform costs work on arrays: only reading a data set's or a
+    costs file's table needs pandas, which takes most of a job's start."""
+    assert not loaded_at_start(
+        f"import costfs.cli as cli; cli.parser({command!r})", None, {"pandas"}
+    )
 
 
 def test_the_package_list_ships_every_package_and_the_whole_workflow():

@@ -3,13 +3,16 @@
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from costfs.core.costs import FeatureCosts
 from costfs.core.tabular import encode_table
 from costfs.core.validation import DataError, check_class_target, check_costs, check_feature_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ def choose_source(
 
 
 def table_to_arrays(
-    frame: pd.DataFrame, target: str, positive_class: object, source: str
+    frame: "pd.DataFrame", target: str, positive_class: object, source: str
 ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
     """Features (NaN where missing), class codes, feature names and the positions of the
     categorical columns, whose values are level codes (`costfs.core.tabular.encode_table`).
@@ -120,7 +123,7 @@ COST_COLUMNS = ("feature", "cost", "group")
 
 
 def costs_from_table(
-    table: pd.DataFrame,
+    table: "pd.DataFrame",
     feature_names: list[str],
     source: str,
     group_costs: dict[str, float] | None = None,
@@ -130,6 +133,8 @@ def costs_from_table(
     row must name a feature of the data, and every group named needs its shared cost. A row
     with a `group` and a `cost` but no `feature` gives that group's shared cost; `group_costs`
     (a flag or config key) gives it too, and where both give one they must agree."""
+    import pandas as pd
+
     absent = [column for column in COST_COLUMNS[:2] if column not in table.columns]
     if absent:
         raise DataError(
@@ -176,7 +181,7 @@ def costs_from_table(
     return FeatureCosts.grouped(own, groups, shared | given, source=f"{source} group_costs")
 
 
-def _shared_costs_from_rows(rows: pd.DataFrame, source: str) -> dict[str, float]:
+def _shared_costs_from_rows(rows: "pd.DataFrame", source: str) -> dict[str, float]:
     """Group -> shared cost from the rows of a costs table that name no feature."""
     if rows.empty:
         return {}
@@ -187,9 +192,11 @@ def _shared_costs_from_rows(rows: pd.DataFrame, source: str) -> dict[str, float]
     return _costs_by_label(rows["group"].astype(str), rows["cost"], source, "group").to_dict()
 
 
-def _costs_by_label(labels: pd.Series, raw: pd.Series, source: str, kind: str) -> pd.Series:
+def _costs_by_label(labels: "pd.Series", raw: "pd.Series", source: str, kind: str) -> "pd.Series":
     """The costs `raw` as numbers >= 0 keyed by `labels`, each label once; errors name the
     `kind` of row (feature or group), its label and its value."""
+    import pandas as pd
+
     repeated = sorted(set(labels[labels.duplicated()]))
     if repeated:
         raise DataError(f"{source}: {kind}s listed more than once: {repeated[:5]}")

@@ -3,9 +3,9 @@
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from costfs.cli import storage
 from costfs.cli.arguments import OUT, STUDY_SEED, add_command, json_value
@@ -16,12 +16,19 @@ from costfs.engine.forest import class_count
 from costfs.study import realdata
 from costfs.study.realdata import DataSource
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 log = logging.getLogger("costfs")
 
 
-def read_table_file(path: str, missing_values: Sequence[str] = ()) -> pd.DataFrame:
+def read_table_file(path: str, missing_values: Sequence[str] = ()) -> "pd.DataFrame":
     """A CSV (also gzipped) or Parquet file as a table; in a CSV, empty cells, pandas' usual
     marks (`NA`, `NaN`, `NULL`, `n/a`, ...) and the `missing_values` are missing values."""
+    # Imported here: a split or a cost draw of its own needs no pandas, whose import takes
+    # most of a job's start.
+    import pandas as pd
+
     if not Path(path).is_file():
         raise DataError(f"{path}: no such file (relative to {Path.cwd()})")
     try:
@@ -38,7 +45,7 @@ def read_table_file(path: str, missing_values: Sequence[str] = ()) -> pd.DataFra
     return frame
 
 
-def read_source(name: str, source: DataSource) -> tuple[pd.DataFrame, str]:
+def read_source(name: str, source: DataSource) -> tuple["pd.DataFrame", str]:
     """The data set's table and a description of where it came from."""
     if source.kind == "file":
         return read_table_file(source.location, source.missing_values), source.location
