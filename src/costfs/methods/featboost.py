@@ -319,7 +319,7 @@ class FeatBoostModels:
         X_train, X_test = self.fold_columns[fold]
         accuracies = []
         for candidate in candidates:
-            columns = [*selected, int(candidate)]
+            columns = [*selected, candidate]
             model = xgboost_classifier(**self.xgboost).fit(X_train[:, columns], self.y[train])
             accuracies.append(np.mean(model.predict(X_test[:, columns]) == self.y[test]))
         return np.asarray(accuracies)
