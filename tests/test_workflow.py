@@ -14,6 +14,7 @@ import pytest
 import yaml
 from sklearn.datasets import load_wine
 
+from costfs.cli.run_snakemake import snakemake_command
 from costfs.methods import load_method
 from costfs.study.findings import PAPER_METHODS
 from tests.conftest import DATA, REPO, true_cost, write_messy_clinic
@@ -45,17 +46,8 @@ def write_study(directory: Path, **changes) -> Path:
     return directory
 
 
-def snakemake_command(directory: Path, *arguments: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "costfs.cli.run_snakemake",
-        "--snakefile",
-        str(directory / "workflow" / "Snakefile"),
-        "--directory",
-        str(directory),
-        *arguments,
-    ]
+def study_command(directory: Path, *arguments: str) -> list[str]:
+    return snakemake_command(directory / "workflow" / "Snakefile", directory, *arguments)
 
 
 def copy_environment(directory: Path) -> dict[str, str]:
@@ -65,7 +57,7 @@ def copy_environment(directory: Path) -> dict[str, str]:
 
 def snakemake(directory: Path, *arguments: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        snakemake_command(directory, *arguments),
+        study_command(directory, *arguments),
         capture_output=True,
         text=True,
         timeout=1800,
@@ -375,7 +367,7 @@ def test_the_code_hash_is_that_of_the_installed_costfs_that_runs(study, tmp_path
 
     def planned() -> str:
         """What a dry run with the installed package says."""
-        command = snakemake_command(study.parent, "-n", "--quiet", "rules", "--cores", "1")
+        command = study_command(study.parent, "-n", "--quiet", "rules", "--cores", "1")
         result = subprocess.run(command, capture_output=True, text=True, env=installed, timeout=600)
         assert result.returncode == 0, result.stderr[-2000:]
         return result.stdout + result.stderr
@@ -422,7 +414,7 @@ def test_a_run_killed_on_two_cores_resumes_on_one_to_identical_results(study, tm
     byte (resume and thread-count independence in one run of the study)."""
     directory = write_study(tmp_path)
     process = subprocess.Popen(
-        snakemake_command(directory, "--cores", "2"),
+        study_command(directory, "--cores", "2"),
         env=copy_environment(directory),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -468,7 +460,7 @@ def faulty_study(tmp_path_factory) -> dict:
         "costfs.methods.relieff.ReliefFRanking.select = select\n"
     )
     failed = subprocess.run(
-        snakemake_command(directory, "--cores", "2", "--keep-going"),
+        study_command(directory, "--cores", "2", "--keep-going"),
         capture_output=True,
         text=True,
         timeout=1800,

@@ -12,12 +12,25 @@ given on the command line or in a profile, and any run on a cluster executor kee
 """
 
 import sys
-
-from snakemake.cli import args_to_api, parse_args
-from snakemake.exceptions import print_exception
+from pathlib import Path
 
 SNAKEMAKE_DEFAULT_LIMIT = (100, 1)
 """Snakemake's default `--max-jobs-per-timespan` (100/1s): jobs and seconds."""
+
+
+def snakemake_command(snakefile: Path, directory: Path, *arguments: str) -> list[str]:
+    """The command that runs the workflow of `snakefile` in `directory` through this module,
+    with further snakemake `arguments`."""
+    return [
+        sys.executable,
+        "-m",
+        "costfs.cli.run_snakemake",
+        "--snakefile",
+        str(snakefile),
+        "--directory",
+        str(directory),
+        *arguments,
+    ]
 
 
 def without_local_rate_limit(args):
@@ -35,6 +48,10 @@ def without_local_rate_limit(args):
 
 def main(argv: list[str]) -> int:
     """As `snakemake.cli.main`, which runs `parse_args` and `args_to_api` the same way."""
+    # Imported here: building the command (`costfs run-study`, the scripts) needs no snakemake.
+    from snakemake.cli import args_to_api, parse_args
+    from snakemake.exceptions import print_exception
+
     try:
         parser, args = parse_args(argv)
         return 0 if args_to_api(without_local_rate_limit(args), parser) else 1

@@ -4,11 +4,11 @@ from there), without knowing Snakemake."""
 
 import logging
 import subprocess
-import sys
 from pathlib import Path
 
 import costfs
 from costfs.cli.arguments import add_command, positive_integer
+from costfs.cli.run_snakemake import snakemake_command
 from costfs.core.errors import DataError
 
 log = logging.getLogger("costfs")
@@ -62,19 +62,10 @@ def profile_folder(profile: str) -> str:
     raise DataError(f"--profile {profile}: no such folder, nor a shipped profile ({names})")
 
 
-def snakemake_command(study: Path, snakemake_arguments: list[str]) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "costfs.cli.run_snakemake",
-        "--snakefile",
-        str(packaged_snakefile()),
-        "--directory",
-        str(study.parent),
-        "--configfile",
-        str(study),
-        *snakemake_arguments,
-    ]
+def study_command(study: Path, snakemake_arguments: list[str]) -> list[str]:
+    return snakemake_command(
+        packaged_snakefile(), study.parent, "--configfile", str(study), *snakemake_arguments
+    )
 
 
 def run_study(args) -> None:
@@ -86,12 +77,12 @@ def run_study(args) -> None:
     if args.profile:
         options += ["--profile", profile_folder(args.profile)]
     log.info("running %s in %s", study.name, study.parent)
-    if subprocess.run(snakemake_command(study, options + args.snakemake)).returncode:
+    if subprocess.run(study_command(study, options + args.snakemake)).returncode:
         raise DataError(f"{study.name}: the workflow failed; its logs are in {study.parent}/logs")
     log.info("results in %s", study.parent / "results")
     if args.report:
         report = study.parent / "report.html"
-        if subprocess.run(snakemake_command(study, ["--report", str(report)])).returncode:
+        if subprocess.run(study_command(study, ["--report", str(report)])).returncode:
             raise DataError(f"{study.name}: the report could not be written")
         log.info("report in %s", report)
 
