@@ -424,9 +424,10 @@ def stage_costs(timings: pd.DataFrame, n_rep: int | Mapping[str, int]) -> pd.Dat
     """Time per (rule, method) from Snakemake's benchmark records (`timings.parquet`): jobs,
     summed wall hours of the jobs (the time they hold their cores) also per replicate (the
     summed hours over the replicates: this scales a study to another number of replicates),
-    Snakemake's CPU hours (sampled from the job's processes, so short jobs are undercounted),
-    the longest job and the largest memory. `n_rep` is the study's replicates, or per method
-    (a study run in batches of other sizes per method)."""
+    Snakemake's CPU hours (a lower bound: it samples the job's processes every half second for
+    their first 15 seconds, then every 30 seconds, and misses what they use after the last
+    sample), the longest job and the largest memory. `n_rep` is the study's replicates, or per
+    method (a study run in batches of other sizes per method)."""
     columns = ["rule", "method", "jobs", "wall_hours", "wall_hours_per_rep", "cpu_hours"]
     columns += ["max_job_seconds", "max_rss_mb"]
     if timings.empty:
