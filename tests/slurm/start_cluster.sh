@@ -8,9 +8,7 @@
 # 1 = another error (for instance a slurm.conf this script did not write).
 set -uo pipefail
 
-CONF=/etc/slurm/slurm.conf
-MARKER="# written by costfs tests/slurm/start_cluster.sh"
-RUN=/run/slurm
+source "$(dirname "${BASH_SOURCE[0]}")/cluster.env"
 LOG=/var/log/slurm
 
 cannot() {

@@ -4,9 +4,7 @@
 # start_cluster.sh wrote. Safe to run when nothing runs.
 set -uo pipefail
 
-RUN=/run/slurm
-CONF=/etc/slurm/slurm.conf
-MARKER="# written by costfs tests/slurm/start_cluster.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/cluster.env"
 
 stop() { # name, pid file
     local pid
