@@ -4,13 +4,12 @@ default job rate limit for local jobs (whose timers keep its scheduler busy), an
 otherwise."""
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from snakemake.cli import parse_args
 
-from costfs.cli.run_snakemake import without_local_rate_limit
+from costfs.cli.run_snakemake import snakemake_command, without_local_rate_limit
 
 RATE_LIMIT_LINE = "Submitting maximum"
 """What snakemake logs (with --verbose) when it starts its job rate limiter."""
@@ -21,8 +20,7 @@ SNAKEFILE = 'rule all:\n    output: "done"\n    shell: "touch {output}"\n'
 def run(folder: Path, *arguments: str) -> subprocess.CompletedProcess:
     (folder / "Snakefile").write_text(SNAKEFILE)
     return subprocess.run(
-        [sys.executable, "-m", "costfs.cli.run_snakemake", "--cores", "1", *arguments],
-        cwd=folder,
+        snakemake_command(folder / "Snakefile", folder, "--cores", "1", *arguments),
         capture_output=True,
         text=True,
         timeout=300,
