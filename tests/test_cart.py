@@ -8,10 +8,10 @@ from costfs.engine import cart, trees
 from costfs.engine.trees import IN_BAG, features_and_oob_votes, tree_seeds
 
 
-def grown_by_numba(X, y, counts, max_depth):
+def grown_by_numba(X, y, counts, max_depth, base_counts=None):
     """One numba tree on the bootstrap `counts`, every feature a candidate at every node: its
     node arrays (feature, threshold, left, right, label, missing_left) and its vote on every
-    row of X."""
+    row of X. `base_counts` replaces the grower's count of each column's smallest value."""
     n_rows, n_features = X.shape
     grower = cart.TreeGrower(X, y)
     nodes = cart.new_nodes(n_rows)
@@ -24,6 +24,7 @@ def grown_by_numba(X, y, counts, max_depth):
         np.arange(n_features),
         grower.column_orders,
         grower.ranks,
+        grower.base_counts if base_counts is None else base_counts,
         n_features,
         -1 if max_depth is None else max_depth,
         nodes,
@@ -36,10 +37,15 @@ def grown_by_numba(X, y, counts, max_depth):
     return tuple(array[:n_nodes] for array in nodes), votes
 
 
-def bootstrap_problem(rng, n_rows, n_classes, missing_share=0.0):
+def bootstrap_problem(rng, n_rows, n_classes, missing_share=0.0, sparse=False):
     """Continuous features, the class a noisy function of features 0 and 3; with
-    `missing_share`, that share of features 0 and 3 is missing, more often in the top class."""
+    `missing_share`, that share of features 0 and 3 is missing, more often in the top class.
+    `sparse` features are mostly zero, their smallest value (as word counts are), and one is
+    binary."""
     X = rng.normal(size=(n_rows, 7)).astype(np.float32).astype(float)  # scikit-learn's float32
+    if sparse:
+        X = np.where(rng.random(X.shape) < 0.7, 0.0, np.abs(X))
+        X[:, 5] = X[:, 5] > 0
     signal = X[:, 0] - X[:, 3] + 0.8 * rng.normal(size=n_rows)
     y = np.digitize(signal, np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1]))
     for j in (0, 3):
@@ -67,13 +73,25 @@ def brute_force_sides(values, missing):
         yield ~missing
 
 
-@pytest.mark.parametrize("n_classes, missing_share", [(2, 0.0), (3, 0.0), (2, 0.2), (3, 0.2)])
-def test_every_split_is_the_best_of_all_features_and_thresholds(rng, n_classes, missing_share):
+@pytest.mark.parametrize(
+    "n_classes, missing_share, sparse",
+    [
+        (2, 0.0, False),
+        (3, 0.0, False),
+        (2, 0.2, False),
+        (3, 0.2, False),
+        (2, 0.0, True),
+        (3, 0.2, True),
+    ],
+)
+def test_every_split_is_the_best_of_all_features_and_thresholds(
+    rng, n_classes, missing_share, sparse
+):
     """A brute force over every feature and every threshold midway between distinct in-bag
     values (with the missing values on either side, or alone): each node of a fully grown tree
     takes a split of the largest Gini score, its leaves are pure or cannot be split, and each
     leaf votes for its in-bag majority."""
-    X, y, counts = bootstrap_problem(rng, 300, n_classes, missing_share)
+    X, y, counts = bootstrap_problem(rng, 300, n_classes, missing_share, sparse)
     (feature, threshold, left, right, label, missing_left), _ = grown_by_numba(X, y, counts, None)
     open_nodes = [(0, np.flatnonzero(counts))]
     while open_nodes:
@@ -121,6 +139,27 @@ def test_a_depth_two_tree_with_every_feature_a_candidate_is_scikit_learns_tree(
     )
     assert np.array_equal(votes, reference.predict(X))
     assert (counts == 0).any()
+
+
+@pytest.mark.parametrize("n_classes, missing_share", [(2, 0.0), (3, 0.2)])
+def test_counting_the_smallest_values_rows_grows_the_trees_ordering_them_grows(
+    rng, n_classes, missing_share
+):
+    """A node counts the rows at a column's smallest value instead of ordering them: on sparse
+    columns (ties at zero, a binary column, missing values) the trees are those grown ordering
+    every row (no column's smallest value known), vote for vote, importance for importance."""
+    X, y, _ = bootstrap_problem(rng, 400, n_classes, missing_share, sparse=True)
+    grower = cart.TreeGrower(X, y)
+    assert (grower.base_counts > 200).sum() >= 5
+    options = dict(seeds=tree_seeds(5, 40), column_sets=None, max_depth=None)
+    options |= dict(with_importance=True, X_test=X[::3] + 0.01)
+    for max_features in (2, X.shape[1]):
+        counted = grower.grow(max_features=max_features, **options)
+        grower.base_counts = np.zeros_like(grower.base_counts)
+        ordered = grower.grow(max_features=max_features, **options)
+        for batch in ("used", "votes", "test_votes", "importance"):
+            assert np.array_equal(getattr(counted, batch), getattr(ordered, batch))
+        grower = cart.TreeGrower(X, y)
 
 
 def test_trees_depend_only_on_their_seed_and_keep_to_their_columns(rng):

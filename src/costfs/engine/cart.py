@@ -21,7 +21,11 @@ what those methods need from it while it is at hand, so no tree is stored:
 
 A node orders its rows by a candidate feature without sorting: it sets one bit per row at the
 row's rank in the feature's presorted order and reads the bits back in order, in time linear in
-the node's size (plus one word per 64 training rows).
+the node's size (plus one word per 64 training rows). The rows at the feature's smallest value
+come first in any order: they are counted, not ordered, which in a sparse column (mostly zeros)
+leaves only the other rows to read back and scan. The sums of the scan are exact (the weights
+are counts), so starting it with those rows on the left scores every cut as the row by row scan
+does, and the trees are the same.
 
 Every tree draws from its own numba generator seeded by its own seed, so a tree depends only on
 its seed, never on which thread grows it or how many do.
@@ -138,6 +142,7 @@ def _grow(
     columns,
     column_orders,
     ranks,
+    base_counts,
     mtry,
     max_depth,
     nodes,
@@ -148,7 +153,8 @@ def _grow(
 
     `columns_major` is X transposed (C order: a column's values are contiguous);
     `column_orders[j]` are all rows in the order of column j, and `ranks[j, row]` is the
-    position of `row` in it.
+    position of `row` in it; the first `base_counts[j]` rows of that order hold the column's
+    smallest value (`base_counts_of`).
 
     The OOB rows are partitioned down the tree beside the in-bag ones, so each lands in its
     leaf without being routed from the root."""
@@ -165,6 +171,7 @@ def _grow(
     class_weights = np.zeros(n_classes)
     left_weights = np.zeros(n_classes)
     missing_weights = np.zeros(n_classes)
+    base_weights = np.zeros(n_classes)
     oob = np.flatnonzero(counts == 0)
     stack = np.empty((2 * n_rows + 1, 6), dtype=np.int64)  # start, end, depth, node, oob range
     stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, samples.size, 0, 0
@@ -179,13 +186,11 @@ def _grow(
         for i in range(start, end):
             class_weights[y[samples[i]]] += counts[samples[i]]
         total = class_weights.sum()
-        total_squares = (class_weights**2).sum()
         label[node] = np.argmax(class_weights)
         feature[node] = LEAF
         if depth == max_depth or class_weights[label[node]] == total:
             oob_votes[oob[oob_start:oob_end]] = label[node]
             continue
-        size = end - start
         best_score, best_feature, best_threshold, best_missing_left = -1.0, LEAF, 0.0, False
         saw_missing = False
         for c in range(n_candidates):
@@ -193,9 +198,17 @@ def _grow(
             candidates[c], candidates[swap] = candidates[swap], candidates[c]
             candidate = candidates[c]
             # The node's rows in the column's order: mark their ranks, read the marks in order.
+            # Rows at the column's smallest value come first in any order, so they are only
+            # counted: in sparse columns (mostly zeros) they are most of the node.
             low_word, high_word = n_words, 0
+            base_count = base_counts[candidate]
+            base_weights[:] = 0.0
             for i in range(start, end):
-                rank = ranks[candidate, samples[i]]
+                row = samples[i]
+                rank = ranks[candidate, row]
+                if rank < base_count:
+                    base_weights[y[row]] += counts[row]
+                    continue
                 word = rank >> 6
                 marks[word] |= np.uint64(1) << np.uint64(rank & 63)
                 low_word = min(low_word, word)
@@ -208,31 +221,41 @@ def _grow(
                     rows[i] = column_orders[candidate, (word << 6) + _trailing_zeros(bits)]
                     i += 1
                     bits &= bits - np.uint64(1)
-            for i in range(size):
+            n_above = i  # the rows above the smallest value, in order in rows[:n_above]
+            for i in range(n_above):
                 values[i] = columns_major[candidate, rows[i]]
             # Missing values sort last: the node's rows that have the value come first.
-            n_present = size
+            n_present = n_above
             while n_present and np.isnan(values[n_present - 1]):
                 n_present -= 1
             missing_total = 0.0
-            if n_present < size:
+            if n_present < n_above:
                 missing_weights[:] = 0.0
-                for i in range(n_present, size):
+                for i in range(n_present, n_above):
                     missing_weights[y[rows[i]]] += counts[rows[i]]
                 missing_total = missing_weights.sum()
-            left_weights[:] = 0.0
-            left_total, left_squares = 0.0, 0.0
-            right_squares = total_squares
-            for q in range(n_present - 1):
-                weight, k = counts[rows[q]], y[rows[q]]
-                # Running sums of squared class weights: one update per row, two divisions.
-                left_squares += 2.0 * left_weights[k] * weight + weight * weight
-                right_squares += (
-                    weight * weight - 2.0 * (class_weights[k] - left_weights[k]) * weight
-                )
-                left_weights[k] += weight
-                left_total += weight
-                value, following = values[q], values[q + 1]
+            # The scan starts with the smallest value's rows on the left (q = -1 scores the
+            # cut above them). The weights are counts, so these sums are exact, as the row by
+            # row updates below are.
+            left_weights[:] = base_weights
+            base_total = base_weights.sum()
+            left_total = base_total
+            left_squares = (base_weights**2).sum()
+            right_squares = ((class_weights - base_weights) ** 2).sum()
+            smallest = columns_major[candidate, column_orders[candidate, 0]]
+            for q in range(-1 if base_total > 0.0 else 0, n_present - 1):
+                if q < 0:
+                    value, following = smallest, values[0]
+                else:
+                    weight, k = counts[rows[q]], y[rows[q]]
+                    # Running sums of squared class weights: one update per row, two divisions.
+                    left_squares += 2.0 * left_weights[k] * weight + weight * weight
+                    right_squares += (
+                        weight * weight - 2.0 * (class_weights[k] - left_weights[k]) * weight
+                    )
+                    left_weights[k] += weight
+                    left_total += weight
+                    value, following = values[q], values[q + 1]
                 if value == following:
                     continue
                 score = left_squares / left_total + right_squares / (total - left_total)
@@ -252,7 +275,7 @@ def _grow(
                         best_score, best_feature = score, candidate
                         best_threshold, best_missing_left = _cut(value, following), True
                         saw_missing = True
-            if missing_total > 0.0 and n_present > 0:
+            if missing_total > 0.0 and (n_present > 0 or base_total > 0.0):
                 # Every row that has the value left, every row that misses it right.
                 left_weights[:] = class_weights - missing_weights
                 score = (left_weights**2).sum() / (total - missing_total) + (
@@ -300,6 +323,7 @@ def _grow_chunk(
     column_ends,
     column_orders,
     ranks,
+    base_counts,
     mtry,
     max_depth,
     first,
@@ -333,6 +357,7 @@ def _grow_chunk(
             columns,
             column_orders,
             ranks,
+            base_counts,
             mtry[tree],
             max_depth,
             nodes,
@@ -461,6 +486,13 @@ def tally_runs(votes, run_starts, n_classes):
     return tallies
 
 
+def base_counts_of(columns_major: np.ndarray, column_orders: np.ndarray) -> np.ndarray:
+    """Per column (a row of `columns_major`), how many rows hold its smallest value: the
+    first ones of its order (none for a column of missing values, NaN being unequal)."""
+    smallest = np.take_along_axis(columns_major, column_orders[:, :1], axis=1)
+    return (columns_major == smallest).sum(axis=1)
+
+
 class TreeBatch:
     """What a batch of trees yields: per tree its split features, OOB votes and (if asked)
     per-feature permutation importance."""
@@ -500,6 +532,7 @@ class TreeGrower:
         np.put_along_axis(
             self.ranks, self.column_orders, np.arange(self.X.shape[0])[None, :], axis=1
         )
+        self.base_counts = base_counts_of(self.columns_major, self.column_orders)
 
     def grow(
         self,
@@ -556,6 +589,7 @@ class TreeGrower:
                 ends,
                 self.column_orders,
                 self.ranks,
+                self.base_counts,
                 mtry,
                 -1 if max_depth is None else int(max_depth),
                 bounds[chunk],
