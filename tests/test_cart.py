@@ -8,10 +8,10 @@ from costfs.engine import cart, trees
 from costfs.engine.trees import IN_BAG, features_and_oob_votes, tree_seeds
 
 
-def grown_by_numba(X, y, counts, max_depth, base_counts=None):
+def grown_by_numba(X, y, counts, max_depth):
     """One numba tree on the bootstrap `counts`, every feature a candidate at every node: its
     node arrays (feature, threshold, left, right, label, missing_left) and its vote on every
-    row of X. `base_counts` replaces the grower's count of each column's smallest value."""
+    row of X."""
     n_rows, n_features = X.shape
     grower = cart.TreeGrower(X, y)
     nodes = cart.new_nodes(n_rows)
@@ -24,7 +24,7 @@ def grown_by_numba(X, y, counts, max_depth, base_counts=None):
         np.arange(n_features),
         grower.column_orders,
         grower.ranks,
-        grower.base_counts if base_counts is None else base_counts,
+        grower.base_counts,
         n_features,
         -1 if max_depth is None else max_depth,
         nodes,
@@ -149,17 +149,16 @@ def test_counting_the_smallest_values_rows_grows_the_trees_ordering_them_grows(
     columns (ties at zero, a binary column, missing values) the trees are those grown ordering
     every row (no column's smallest value known), vote for vote, importance for importance."""
     X, y, _ = bootstrap_problem(rng, 400, n_classes, missing_share, sparse=True)
-    grower = cart.TreeGrower(X, y)
-    assert (grower.base_counts > 200).sum() >= 5
+    counting, ordering = cart.TreeGrower(X, y), cart.TreeGrower(X, y)
+    assert (counting.base_counts > 200).sum() >= 5
+    ordering.base_counts = np.zeros_like(counting.base_counts)
     options = dict(seeds=tree_seeds(5, 40), column_sets=None, max_depth=None)
     options |= dict(with_importance=True, X_test=X[::3] + 0.01)
     for max_features in (2, X.shape[1]):
-        counted = grower.grow(max_features=max_features, **options)
-        grower.base_counts = np.zeros_like(grower.base_counts)
-        ordered = grower.grow(max_features=max_features, **options)
+        counted = counting.grow(max_features=max_features, **options)
+        ordered = ordering.grow(max_features=max_features, **options)
         for batch in ("used", "votes", "test_votes", "importance"):
             assert np.array_equal(getattr(counted, batch), getattr(ordered, batch))
-        grower = cart.TreeGrower(X, y)
 
 
 def test_trees_depend_only_on_their_seed_and_keep_to_their_columns(rng):
