@@ -8,12 +8,14 @@ from costfs.engine import cart, trees
 from costfs.engine.trees import IN_BAG, features_and_oob_votes, tree_seeds
 
 
-def grown_by_numba(X, y, counts, max_depth):
+def grown_by_numba(X, y, counts, max_depth, bins=None):
     """One numba tree on the bootstrap `counts`, every feature a candidate at every node: its
     node arrays (feature, threshold, left, right, label, missing_left) and its vote on every
-    row of X."""
+    row of X. `bins` "always" or "never" overrides where a node scans a column's value bins
+    instead of its ordered rows."""
     n_rows, n_features = X.shape
     grower = cart.TreeGrower(X, y)
+    set_bins(grower, bins)
     nodes = cart.new_nodes(n_rows)
     oob_votes = np.full(n_rows, IN_BAG, dtype=np.int8)
     n_nodes = cart._grow(
@@ -25,6 +27,9 @@ def grown_by_numba(X, y, counts, max_depth):
         grower.column_orders,
         grower.ranks,
         grower.base_counts,
+        grower.value_bins,
+        grower.n_values,
+        grower.histogram_share,
         n_features,
         -1 if max_depth is None else max_depth,
         nodes,
@@ -37,15 +42,24 @@ def grown_by_numba(X, y, counts, max_depth):
     return tuple(array[:n_nodes] for array in nodes), votes
 
 
+def set_bins(grower, bins):
+    """Makes every node of `grower`'s trees scan value bins ("always"), order its rows
+    ("never"), or choose by size (None)."""
+    if bins is not None:
+        share = np.inf if bins == "always" else -1.0
+        grower.histogram_share = np.full_like(grower.histogram_share, share)
+
+
 def bootstrap_problem(rng, n_rows, n_classes, missing_share=0.0, sparse=False):
     """Continuous features, the class a noisy function of features 0 and 3; with
     `missing_share`, that share of features 0 and 3 is missing, more often in the top class.
-    `sparse` features are mostly zero, their smallest value (as word counts are), and one is
-    binary."""
+    `sparse` features are mostly zero, their smallest value (as word counts are), one is
+    binary and one a count of at most 4."""
     X = rng.normal(size=(n_rows, 7)).astype(np.float32).astype(float)  # scikit-learn's float32
     if sparse:
         X = np.where(rng.random(X.shape) < 0.7, 0.0, np.abs(X))
         X[:, 5] = X[:, 5] > 0
+        X[:, 6] = np.minimum(np.round(X[:, 6] * 2), 4)
     signal = X[:, 0] - X[:, 3] + 0.8 * rng.normal(size=n_rows)
     y = np.digitize(signal, np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1]))
     for j in (0, 3):
@@ -74,25 +88,30 @@ def brute_force_sides(values, missing):
 
 
 @pytest.mark.parametrize(
-    "n_classes, missing_share, sparse",
+    "n_classes, missing_share, sparse, bins",
     [
-        (2, 0.0, False),
-        (3, 0.0, False),
-        (2, 0.2, False),
-        (3, 0.2, False),
-        (2, 0.0, True),
-        (3, 0.2, True),
+        (2, 0.0, False, None),
+        (3, 0.0, False, None),
+        (2, 0.2, False, None),
+        (3, 0.2, False, None),
+        (2, 0.0, True, None),
+        (3, 0.2, True, None),
+        (3, 0.2, False, "always"),
+        (3, 0.2, True, "always"),
+        (3, 0.2, True, "never"),
     ],
 )
 def test_every_split_is_the_best_of_all_features_and_thresholds(
-    rng, n_classes, missing_share, sparse
+    rng, n_classes, missing_share, sparse, bins
 ):
     """A brute force over every feature and every threshold midway between distinct in-bag
     values (with the missing values on either side, or alone): each node of a fully grown tree
     takes a split of the largest Gini score, its leaves are pure or cannot be split, and each
-    leaf votes for its in-bag majority."""
+    leaf votes for its in-bag majority; whether its nodes scan value bins or ordered rows."""
     X, y, counts = bootstrap_problem(rng, 300, n_classes, missing_share, sparse)
-    (feature, threshold, left, right, label, missing_left), _ = grown_by_numba(X, y, counts, None)
+    (feature, threshold, left, right, label, missing_left), _ = grown_by_numba(
+        X, y, counts, None, bins
+    )
     open_nodes = [(0, np.flatnonzero(counts))]
     while open_nodes:
         node, rows = open_nodes.pop()
@@ -142,23 +161,29 @@ def test_a_depth_two_tree_with_every_feature_a_candidate_is_scikit_learns_tree(
 
 
 @pytest.mark.parametrize("n_classes, missing_share", [(2, 0.0), (3, 0.2)])
-def test_counting_the_smallest_values_rows_grows_the_trees_ordering_them_grows(
+def test_counting_and_binning_rows_grows_the_trees_ordering_every_row_grows(
     rng, n_classes, missing_share
 ):
-    """A node counts the rows at a column's smallest value instead of ordering them: on sparse
-    columns (ties at zero, a binary column, missing values) the trees are those grown ordering
-    every row (no column's smallest value known), vote for vote, importance for importance."""
+    """A node counts the rows at a column's smallest value instead of ordering them, and scans
+    the value bins of a column with few distinct values: on sparse columns (ties at zero, a
+    binary column, a count, missing values) the trees are those grown ordering every row (no
+    column's smallest value known, no bins), vote for vote, importance for importance, and
+    those grown with bins at every node."""
     X, y, _ = bootstrap_problem(rng, 400, n_classes, missing_share, sparse=True)
-    counting, ordering = cart.TreeGrower(X, y), cart.TreeGrower(X, y)
-    assert (counting.base_counts > 200).sum() >= 5
-    ordering.base_counts = np.zeros_like(counting.base_counts)
+    chosen, ordering, binning = (cart.TreeGrower(X, y) for _ in range(3))
+    assert (chosen.base_counts > 200).sum() >= 5
+    assert chosen.n_values[5] == 2 and chosen.n_values[6] <= 5
+    ordering.base_counts = np.zeros_like(chosen.base_counts)
+    set_bins(ordering, "never")
+    set_bins(binning, "always")
     options = dict(seeds=tree_seeds(5, 40), column_sets=None, max_depth=None)
     options |= dict(with_importance=True, X_test=X[::3] + 0.01)
     for max_features in (2, X.shape[1]):
-        counted = counting.grow(max_features=max_features, **options)
-        ordered = ordering.grow(max_features=max_features, **options)
-        for batch in ("used", "votes", "test_votes", "importance"):
-            assert np.array_equal(getattr(counted, batch), getattr(ordered, batch))
+        grown = chosen.grow(max_features=max_features, **options)
+        for other in (ordering, binning):
+            compared = other.grow(max_features=max_features, **options)
+            for batch in ("used", "votes", "test_votes", "importance"):
+                assert np.array_equal(getattr(grown, batch), getattr(compared, batch))
 
 
 def test_trees_depend_only_on_their_seed_and_keep_to_their_columns(rng):
