@@ -7,7 +7,13 @@ the method's module. It prints the median total import time per command and meth
 Markdown, with the heaviest packages. A selection or evaluation job imports pandas when it
 writes or reads its table; the table says where pandas is part of the start.
 
+A job that grows trees pays more before its first tree: numba loads the compiled kernels from
+its cache, and loading them imports scipy.linalg (numba's check for a BLAS). `--first-kernel`
+times that in fresh Pythons instead: the import of the tree engine, then its first forest (one
+tree), each start once as it comes and once with scipy.linalg imported before the forest.
+
     .venv/bin/python scripts/benchmark_startup.py --repeats 7
+    .venv/bin/python scripts/benchmark_startup.py --repeats 7 --first-kernel
 """
 
 import argparse
@@ -52,10 +58,54 @@ def imports(command: str, method: str | None) -> tuple[float, dict[str, float]]:
     return total, packages
 
 
+FIRST_KERNEL = """
+import sys, time
+started = time.perf_counter()
+import numpy as np
+from costfs.engine.trees import refit_errors
+imported = time.perf_counter()
+if sys.argv[1] == "scipy-first":
+    import scipy.linalg.cython_blas
+scipy_loaded = time.perf_counter()
+X = np.random.default_rng(0).normal(size=(100, 5))
+y = (X[:, 0] > 0).astype(int)
+refit_errors(X, y, X, y, n_trees=1, seed=1)
+print(imported - started, scipy_loaded - imported, time.perf_counter() - scipy_loaded)
+"""
+
+
+def first_kernel(repeats: int) -> None:
+    """Median seconds of a fresh Python's import of the tree engine and of its first forest,
+    as it comes and with scipy.linalg imported first, alternating, as Markdown."""
+    runs = {"as it comes": [], "scipy.linalg first": []}
+    for _ in range(repeats):
+        for label, argument in zip(runs, ("plain", "scipy-first"), strict=True):
+            run = subprocess.run(
+                [sys.executable, "-c", FIRST_KERNEL, argument],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            runs[label].append([float(value) for value in run.stdout.split()])
+    print("| start | tree engine import (s) | scipy.linalg (s) | first forest (s) |")
+    print("|---|---|---|---|")
+    for label, times in runs.items():
+        medians = [statistics.median(column) for column in zip(*times, strict=True)]
+        print(f"| {label} | {medians[0]:.3f} | {medians[1]:.3f} | {medians[2]:.3f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--first-kernel",
+        action="store_true",
+        help="time the tree engine's import and first forest instead of the commands' imports",
+    )
     args = parser.parse_args()
+    if args.first_kernel:
+        first_kernel(args.repeats)
+        return
     print("| command | method | imports (s, median) | heaviest packages (s) |")
     print("|---|---|---|---|")
     for command, per_method in STAGES.items():
