@@ -10,6 +10,11 @@ Snakemake's benchmarks) to --out. Run it at two commits on one machine to compar
     .venv/bin/python scripts/benchmark_replicate.py --compare before.csv after.csv
 
 `--compare` prints the job-hours per rule x method of both and their ratio, as Markdown.
+`--config` measures another study the same way; `--methods` keeps some of its methods and
+`--set` changes a key, e.g. the paper's entries at the paper's scale:
+
+    .venv/bin/python scripts/benchmark_replicate.py --config config/paper.yaml \
+        --methods auc pfi sts fs --set 'methods.fs.xi_grid=[0, 1]' --workdir ... --out ...
 """
 
 import argparse
@@ -24,12 +29,26 @@ from checkout_workflow import REPO, run_workflow
 from costfs.methods import load_method
 
 
-def replicate_config(source: Path, settings=None, datasets=None, cost_vectors=None) -> dict:
+def replicate_config(
+    source: Path, settings=None, datasets=None, cost_vectors=None, methods=None, overrides=()
+) -> dict:
     """One replicate of the study `source`, every method on every problem, or on the given
     simulated `settings` and real `datasets` only (None: all of the config's), with at most
-    `cost_vectors` cost vectors per real data set (None: the config's)."""
+    `cost_vectors` cost vectors per real data set (None: the config's), only the config's
+    `methods` (None: all), and each `overrides` (dotted key, value) set."""
     config = yaml.safe_load(source.read_text())
     config["n_rep"] = 1
+    if methods is not None:
+        unknown = sorted(set(methods) - set(config["methods"]))
+        if unknown:
+            raise SystemExit(f"{source} has no methods {unknown}")
+        config["methods"] = {name: config["methods"][name] for name in methods}
+    for key, value in overrides:
+        *parents, leaf = key.split(".")
+        section = config
+        for parent in parents:
+            section = section.setdefault(parent, {})
+        section[leaf] = value
     if settings is not None:
         config["simulation"]["settings"] = settings
     if datasets is not None:
@@ -117,6 +136,14 @@ def elapsed_hours(table: pd.DataFrame, n_rep: int, cores: int, block: int) -> fl
     return max(table["core_hours"].sum() * n_rep / cores, longest)
 
 
+def setting(text: str) -> tuple[str, str]:
+    """KEY and YAML of a --set KEY=YAML."""
+    key, separator, value = text.partition("=")
+    if not separator or not key:
+        raise SystemExit(f"--set takes KEY=YAML, not {text!r}")
+    return key, value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
@@ -128,6 +155,14 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="*", help="real data sets to run (default: all)")
     parser.add_argument(
         "--cost-vectors", type=int, help="at most this many cost vectors per real data set"
+    )
+    parser.add_argument("--methods", nargs="+", help="the config's methods to run (default: all)")
+    parser.add_argument(
+        "--set",
+        nargs="+",
+        default=[],
+        metavar="KEY=YAML",
+        help="set a config key (dotted, e.g. methods.fs.xi_grid='[0, 1]') to a YAML value",
     )
     parser.add_argument(
         "--project",
@@ -167,15 +202,19 @@ def main() -> None:
         return
     if args.workdir is None or args.out is None:
         parser.error("--workdir and --out are needed to run a replicate")
+    config = replicate_config(
+        args.config,
+        args.settings,
+        args.datasets,
+        args.cost_vectors,
+        args.methods,
+        [(key, yaml.safe_load(value)) for key, value in map(setting, args.set)],
+    )
     if args.workdir.exists():
         shutil.rmtree(args.workdir)
     args.workdir.mkdir(parents=True)
     config_file = args.workdir / "replicate.yaml"
-    config_file.write_text(
-        yaml.safe_dump(
-            replicate_config(args.config, args.settings, args.datasets, args.cost_vectors)
-        )
-    )
+    config_file.write_text(yaml.safe_dump(config))
     started = time.perf_counter()
     run_workflow(args.workdir, config_file, cores=args.cores)
     elapsed = time.perf_counter() - started
