@@ -1,4 +1,5 @@
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -263,3 +264,23 @@ def test_a_constant_column_is_never_a_candidate(random_problem, forests):
     search = forward_paths(X, y, costs, [costs.sum()], [0.0], seed=1, n_trees=20, forests=forests)
     chosen = features_of(search.paths[0.0, costs.sum()])
     assert sorted(chosen) == [0, 1, 3, 4, 5, 6, 7]
+
+
+def test_a_lone_path_logs_no_forest_served_by_the_memo(rng, caplog):
+    # A path shares its forests with no other, so every step's log must count none served; the
+    # counts once ran a round ahead of the forests grown and went negative as candidates fell.
+    X = rng.normal(size=(120, 30))
+    y = (X[:, 0] + X[:, 1] + rng.normal(size=120) > 0).astype(int)
+    with caplog.at_level(logging.INFO, logger="costfs"):
+        forward_paths(
+            X, y, np.full(30, 0.1), [1.0], [0.0], seed=0, n_trees=256, racing=True, forests="common"
+        )
+    served = [
+        int(found.group(1))
+        for found in (
+            re.search(r"(-?\d+) more served by the memo", r.getMessage()) for r in caplog.records
+        )
+        if found
+    ]
+    assert len(served) >= 5
+    assert served == [0] * len(served)

@@ -316,6 +316,15 @@ def forward_paths(
             active = [paths[key] for key in coroutines]
             # Bounded steps take a path's own number of rounds: report when the furthest advances.
             step = max(len(path.steps) for path in active)
+            wanted = {evaluation for evaluations in requests.values() for evaluation in evaluations}
+            missing = sorted(wanted - search.errors.keys())
+            if missing:
+                new_errors, trees = grow(missing)
+                search.errors.update(zip(missing, new_errors, strict=True))
+                search.fits += len(missing)
+                search.trees += trees
+            # Logged once this round's forests are grown, so that the requests counted so far
+            # are all answered: a path counts its requests when it makes them.
             if step > logged_step:
                 _update_counts(search, paths.values())
                 sizes = [len(path.selected) for path in active]
@@ -338,13 +347,6 @@ def forward_paths(
                     search.bounded,
                 )
                 logged_step, fits_logged, requested_logged = step, search.fits, search.requested
-            wanted = {evaluation for evaluations in requests.values() for evaluation in evaluations}
-            missing = sorted(wanted - search.errors.keys())
-            if missing:
-                new_errors, trees = grow(missing)
-                search.errors.update(zip(missing, new_errors, strict=True))
-                search.fits += len(missing)
-                search.trees += trees
             results = {
                 key: {evaluation: search.errors[evaluation] for evaluation in evaluations}
                 for key, evaluations in requests.items()
