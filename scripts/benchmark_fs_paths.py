@@ -17,8 +17,7 @@ import argparse
 import hashlib
 import time
 
-import numpy as np
-
+from costfs.cli.storage import read_arrays
 from costfs.methods.fs import forward_paths
 
 
@@ -30,8 +29,8 @@ def main() -> None:
     parser.add_argument("--budgets", nargs="+", type=float, default=[1, 2, 5])
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    train = np.load(args.train, allow_pickle=True)
-    costs = np.load(args.costs, allow_pickle=True)["costs"]
+    train = read_arrays(args.train)
+    costs = read_arrays(args.costs)["costs"]
     started = time.process_time()
     search = forward_paths(
         train["X"],
