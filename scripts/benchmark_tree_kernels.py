@@ -58,21 +58,18 @@ def load_kernels(source: str, folder: Path):
 def benchmark_data(name: str, rng: np.random.Generator):
     """Training rows, their classes and held-out rows."""
     if name == "C":
+        import inspect
+
+        import yaml
+
         from costfs.study.simulate import draw_design, draw_samples
 
-        design = draw_design(
-            rng,
-            n_features=200,
-            n_informative=100,
-            beta_sd=0.5,
-            beta_bound=1.0,
-            n_blocks=20,
-            cost_min=0.1,
-            cost_max=1.0,
-            cost_noise_sd=0.2,
-        )
-        X, y = draw_samples(rng, 500, design["mu"], design["sigma_correlated"])
-        X_test, _ = draw_samples(rng, 5000, design["mu"], design["sigma_correlated"])
+        simulation = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())["simulation"]
+        design_keys = inspect.signature(draw_design).parameters
+        design = draw_design(rng, **{k: v for k, v in simulation.items() if k in design_keys})
+        sigma = design["sigma_correlated"]
+        X, y = draw_samples(rng, simulation["n_train"], design["mu"], sigma)
+        X_test, _ = draw_samples(rng, simulation["n_test"], design["mu"], sigma)
         return X, y, X_test
     import pandas as pd
 

@@ -217,9 +217,9 @@ def _grow(
             candidate = candidates[c]
             if n_values[candidate] <= histogram_share[candidate] * (end - start):
                 # The node's class weights per distinct value, scanned in ascending order. Each
-                # cut is scored as in the ordered scan below, written out in both: with a shared
-                # function returning a tuple (the best split, or a cut's score and side) numba's
-                # code grew trees 2-2.5x slower, continuous data included.
+                # cut is scored as in the ordered scan below, written out in each place: with a
+                # shared function returning a tuple (the best split, or a cut's score and side)
+                # numba's code grew trees 2-2.5x slower, continuous data included.
                 n_bins = n_values[candidate]
                 histogram[: n_bins + 1] = 0.0
                 for i in range(start, end):
