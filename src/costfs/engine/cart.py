@@ -324,8 +324,9 @@ def _grow(
                 right_squares += (class_weights[k] - base_weights[k]) ** 2
             left_total = base_total
             if base_total > 0.0 and n_present > 0:
-                # The cut above the smallest value, scored before the scan rather than in it:
-                # a branch for it in the scan's loop made continuous columns 10-15% slower.
+                # The cut above the smallest value, scored before the scan rather than by a
+                # branch in its loop: with the allocations above, that branch made continuous
+                # columns' trees about 10% slower (docs/speed.md).
                 value, following = columns_major[candidate, column_orders[candidate, 0]], values[0]
                 score = left_squares / left_total + right_squares / (total - left_total)
                 if score > best_score:
