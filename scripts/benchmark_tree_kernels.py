@@ -73,12 +73,11 @@ def benchmark_data(name: str, rng: np.random.Generator):
         return X, y, X_test
     import pandas as pd
 
-    table = pd.read_csv(REPO / "data" / f"{name}.csv.gz")
-    y = table.pop("target").to_numpy()
-    X = table.to_numpy(dtype=float)
-    order = rng.permutation(y.size)
-    cut = 2 * y.size // 3
-    return X[order[:cut]], y[order[:cut]], X[order[cut:]]
+    from costfs.study.realdata import split_indices, table_to_arrays
+
+    X, y, _, _ = table_to_arrays(pd.read_csv(REPO / "data" / f"{name}.csv.gz"), "target", 1, name)
+    train, test = split_indices(rng, y.size, 2 / 3)
+    return X[train], y[train], X[test]
 
 
 def main() -> None:
