@@ -1,7 +1,7 @@
 """Forward selection's paths on one problem of a study, timed: to compare two commits' code.
 
-Runs `costfs.methods.fs.forward_paths` at ξ ∈ {0, 1} (common random numbers, racing, one
-thread) on a training set and a cost vector a study wrote, and prints its process time, the
+Runs `costfs.methods.fs.forward_paths` at ξ ∈ {0, 1} (or `--xi`; common random numbers, racing,
+one thread) on a training set and a cost vector a study wrote, and prints its process time, the
 forests and trees it grew and a digest of every path's features (equal digests: the same
 paths). The package is whichever `costfs` Python imports, so a `git archive` of another
 commit's `src` on `PYTHONPATH` runs that commit's code; alternate the two, several rounds:
@@ -27,6 +27,7 @@ def main() -> None:
     parser.add_argument("--costs", required=True, help="a study's costs .npz")
     parser.add_argument("--n-trees", type=int, default=100)
     parser.add_argument("--budgets", nargs="+", type=float, default=[1, 2, 5])
+    parser.add_argument("--xi", nargs="+", type=float, default=[0, 1])
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     train = read_arrays(args.train)
@@ -37,7 +38,7 @@ def main() -> None:
         train["y"],
         costs,
         args.budgets,
-        [0.0, 1.0],
+        args.xi,
         seed=args.seed,
         n_trees=args.n_trees,
         racing=True,
