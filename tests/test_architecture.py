@@ -86,6 +86,16 @@ def test_a_stage_job_of_a_method_starts_without_scikit_learn_or_scipy_stats(meth
     assert not loaded_at_start(stages, method, {"sklearn", "scipy.stats"})
 
 
+def test_an_auc_preparation_ranks_without_scipy_stats():
+    """AUC's whole preparation is ranking the columns: scipy.stats, 0.6-0.8 s to import, would
+    be most of its job."""
+    ranking = (
+        "import numpy as np; from costfs.engine.importance import auc_scores\n"
+        "auc_scores(np.arange(12.0).reshape(6, 2), np.array([0, 1, 0, 1, 1, 0]))"
+    )
+    assert not loaded_at_start(ranking, "auc", {"scipy.stats"})
+
+
 LOADED_BY_THE_METHOD = {"budget_rf": {"joblib"}, "msb": {"pandas"}, "sts_features": {"joblib"}}
 """What a method's own module loads at its start: msB its tables of models, BudgetRF and the STS
 variant their thread pools. Their jobs take seconds to minutes, where the start matters

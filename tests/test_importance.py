@@ -1,10 +1,10 @@
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import spearmanr, ttest_ind
+from scipy.stats import rankdata, spearmanr, ttest_ind
 from sklearn.metrics import roc_auc_score
 
-from costfs.engine.importance import auc_scores, permutation_importance
+from costfs.engine.importance import auc_scores, mid_ranks, permutation_importance
 
 
 def test_auc_scores_match_scikit_learn(rng):
@@ -86,3 +86,12 @@ def test_permutation_importance_names_an_unknown_engine(rng):
     X = rng.normal(size=(40, 3))
     with pytest.raises(ValueError, match="engine must be one of"):
         permutation_importance(X, (X[:, 0] > 0).astype(int), n_trees=5, seed=0, engine="ranger")
+
+
+@pytest.mark.parametrize("n_values", [2, 5, 1000])
+def test_mid_ranks_equal_scipys_average_ranks(rng, n_values):
+    values = rng.integers(0, n_values, size=300).astype(float)
+    assert np.array_equal(mid_ranks(values), rankdata(values))
+    values[7] = np.nan
+    assert np.isnan(mid_ranks(values)).all()
+    assert mid_ranks(np.array([])).size == 0

@@ -21,17 +21,31 @@ def auc_scores(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     rows that have it, shrunk towards 0.5 by the share of pairs they make, so a feature that
     is mostly missing cannot rank high on the few rows that have it.
     """
-    # Imported here: scipy.stats takes 0.6 s to import, and most stage jobs never rank.
-    from scipy.stats import rankdata
-
+    X = np.asarray(X, dtype=float)
     classes = [1] if class_count(y) == 2 else range(class_count(y))
-    ranks = rankdata(X, axis=0)
+    ranks = np.column_stack([mid_ranks(column) for column in X.T]) if X.size else X
     scores = np.mean([_one_vs_rest_score(ranks, y == k, y == k) for k in classes], axis=0)
     for j in np.flatnonzero(np.isnan(X).any(axis=0)):
         present = ~np.isnan(X[:, j])
-        ranks = rankdata(X[present, j])[:, None]
+        ranks = mid_ranks(X[present, j])[:, None]
         scores[j] = np.mean([_one_vs_rest_score(ranks, (y == k)[present], y == k) for k in classes])
     return scores
+
+
+def mid_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..n of `values`, tied values given the mean of their ranks (scipy.stats.rankdata's
+    "average", the same floats); all NaN if a value is missing. Written here because importing
+    scipy.stats took 0.6-0.8 s, most of an AUC preparation job."""
+    if np.isnan(values).any():
+        return np.full(values.size, np.nan)
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ends = np.r_[starts[1:], values.size]
+    ranks = np.empty(values.size)
+    # A run of ties at sorted positions starts..ends-1 holds ranks starts+1..ends.
+    ranks[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)
+    return ranks
 
 
 def _one_vs_rest_score(ranks: np.ndarray, positive: np.ndarray, positive_all: np.ndarray):
