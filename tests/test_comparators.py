@@ -6,6 +6,7 @@ import sys
 import numpy as np
 import pytest
 
+from costfs.engine.forest import gini_importances, random_forest
 from costfs.methods import boruta, relieff, xgb_fs
 from costfs.methods._bcr import BUDGET_TOLERANCE
 from tests.conftest import prepare_method, run_method, small_selector
@@ -108,6 +109,30 @@ def test_boruta_keeps_its_decisions_apart():
 def test_boruta_confirms_the_informative_features(prepared):
     decisions = prepared["boruta"]["decisions"]
     assert (decisions[:N_INFORMATIVE] == boruta.CONFIRMED).all()
+
+
+@pytest.mark.parametrize("engine", ["sklearnex", "sklearn"])
+@pytest.mark.parametrize("missing", [False, True])
+def test_gini_importances_are_the_forests_own_and_draw_what_it_draws(easy_problem, engine, missing):
+    """Boruta's importances, the same floats as `feature_importances_`, and its generator
+    (shared with the forest) left where `feature_importances_` leaves it; with missing values
+    sklearnex fits scikit-learn's forest."""
+    X, y = easy_problem
+    if missing:
+        X = X.copy()
+        X[::7, 0] = np.nan
+    importances, next_draws = [], []
+    for compute in (gini_importances, lambda forest: forest.feature_importances_):
+        generator = np.random.RandomState(11)
+        forest = random_forest(n_trees=1, n_features=X.shape[1], seed=0, engine=engine)
+        forest.set_params(
+            n_estimators=30, random_state=generator, oob_score=False, max_depth=5
+        ).fit(X, y)
+        importances.append(compute(forest))
+        next_draws.append(generator.randint(2**31))
+    assert np.array_equal(importances[0], importances[1])
+    assert next_draws[0] == next_draws[1]
+    assert importances[0].sum() == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize(

@@ -27,6 +27,8 @@ TREE_ENGINES = ("numba", "sklearn")
 """Engines of the single trees on explicit bootstrap samples (`costfs.engine.trees`), preferred
 first."""
 IMPORTANCE_BLOCKS = 8
+_TREE_LEAF = -1
+"""A scikit-learn (and oneDAL) tree node's child index where it has none."""
 
 
 @cache
@@ -77,6 +79,57 @@ def random_forest(*, n_trees: int, n_features: int, seed: int, n_jobs: int = 1, 
         random_state=seed,
         n_jobs=n_jobs,
     )
+
+
+def gini_importances(forest) -> np.ndarray:
+    """A fitted forest's impurity (Gini) importances: its `feature_importances_`, the same
+    floats.
+
+    scikit-learn computes them from each tree as a scikit-learn tree, which a sklearnex forest
+    first builds from every oneDAL tree, about 7x the time of the rest of the computation (on
+    Boruta's forests of 155 trees, 50 ms against 7 ms). For a forest that oneDAL fit, they are
+    computed from oneDAL's trees directly, with scikit-learn's formula and order of operations:
+    per tree of more than one node, each split's weighted impurity decrease added to its
+    feature in node order, divided by the root's weight, normalised to sum 1; then the mean
+    over those trees, normalised. Like sklearnex's trees, it draws a seed per tree from the
+    forest's `random_state`, so a generator shared with the caller (BorutaPy shares its own)
+    moves on as it would."""
+    # sklearnex clears its cache of scikit-learn trees when oneDAL fits; scikit-learn's own
+    # fit (sklearnex's fallback on missing values) fills it.
+    if vars(forest).get("_cached_estimators_", ()) is not None:
+        return np.asarray(forest.feature_importances_)
+    from sklearn.utils import check_random_state
+
+    fitted = forest._onedal_estimator
+    random_state = check_random_state(forest.random_state)
+    for _ in range(fitted.n_estimators):
+        random_state.randint(np.iinfo(np.int32).max)
+    n_classes = forest.n_classes_ if isinstance(forest.n_classes_, int) else forest.n_classes_[0]
+    per_tree = []
+    for tree in range(fitted.n_estimators):
+        state = forest._get_tree_state(fitted._onedal_model, tree, n_classes)
+        if state.node_count <= 1:
+            continue
+        nodes = state.node_ar
+        left, right = nodes["left_child"], nodes["right_child"]
+        split = left != _TREE_LEAF
+        weighted = nodes["weighted_n_node_samples"] * nodes["impurity"]
+        importances = np.zeros(forest.n_features_in_)
+        # add.at adds in node order, as scikit-learn's loop does.
+        np.add.at(
+            importances,
+            nodes["feature"][split],
+            weighted[split] - weighted[left[split]] - weighted[right[split]],
+        )
+        importances /= nodes["weighted_n_node_samples"][0]
+        normaliser = np.sum(importances)
+        if normaliser > 0.0:
+            importances /= normaliser
+        per_tree.append(importances)
+    if not per_tree:
+        return np.zeros(forest.n_features_in_)
+    mean = np.mean(per_tree, axis=0, dtype=np.float64)
+    return mean / np.sum(mean)
 
 
 def majority_class(y: np.ndarray) -> int:
