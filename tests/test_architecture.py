@@ -73,11 +73,7 @@ def loaded_at_start(imports: str, method: str | None, modules: set[str]) -> set[
     return set(ast.literal_eval(loaded.stdout.strip()))
 
 
-SELECTING_WITH_SCIKIT_LEARN = {"msb"}
-"""Methods whose module loads scikit-learn (msB: its L1 paths, in preparation and selection)."""
-
-
-@pytest.mark.parametrize("method", sorted(set(method_names()) - SELECTING_WITH_SCIKIT_LEARN))
+@pytest.mark.parametrize("method", method_names())
 def test_a_stage_job_of_a_method_starts_without_scikit_learn_or_scipy_stats(method):
     """Job start-up: scikit-learn and scipy.stats take about a second to import, which every
     job of a study would pay; the stage modules and the method's module leave them to the
@@ -96,10 +92,9 @@ def test_an_auc_preparation_ranks_without_scipy_stats():
     assert not loaded_at_start(ranking, "auc", {"scipy.stats"})
 
 
-LOADED_BY_THE_METHOD = {"budget_rf": {"joblib"}, "msb": {"pandas"}, "sts_features": {"joblib"}}
-"""What a method's own module loads at its start: msB its tables of models, BudgetRF and the STS
-variant their thread pools. Their jobs take seconds to minutes, where the start matters
-little."""
+LOADED_BY_THE_METHOD = {"budget_rf": {"joblib"}, "sts_features": {"joblib"}}
+"""What a method's own module loads at its start: BudgetRF and the STS variant their thread
+pools. Their jobs take seconds to minutes, where the start matters little."""
 
 
 @pytest.mark.parametrize("method", method_names())

@@ -31,9 +31,9 @@ set. The by-cost and sampling sequences depend on the costs, so they are built i
 
 import math
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from costfs.core.costs import FeatureCosts
 from costfs.core.seeds import derive_seed
@@ -42,6 +42,9 @@ from costfs.engine.importance import IMPORTANCE_ENGINES, permutation_importance
 from costfs.methods._base import Method, Parameter, Selection, boolean, integer, number
 from costfs.methods._bcr import BUDGET_TOLERANCE, ratio_cost
 from costfs.methods._l1 import l1_supports, smallest_c, standardised
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SEQUENCES = ("cost", "importance", "sampling", "l1")
 
@@ -132,7 +135,7 @@ def model_sequences(
     }
 
 
-def pareto_schedule(models: pd.DataFrame) -> pd.DataFrame:
+def pareto_schedule(models: "pd.DataFrame") -> "pd.DataFrame":
     """The models no other model beats: each has a lower OOB error than every cheaper one
     (equal cost: the lower error, then fewer features)."""
     ordered = models.sort_values(["cost", "oob_mmce", "n_features"], kind="stable")
@@ -153,7 +156,7 @@ def model_schedule(
     max_cost: float = math.inf,
     n_jobs: int = 1,
     engine: str = "auto",
-) -> pd.DataFrame:
+) -> "pd.DataFrame":
     """msB's model schedule over the models costing at most `max_cost`, by increasing cost
     (and decreasing OOB error): columns cost, oob_mmce, n_features, features (sorted tuple),
     sequence (the sequences that propose the model, joined by "+").
@@ -188,6 +191,8 @@ def model_schedule(
         n_jobs=n_jobs,
         engine=engine,
     )
+    import pandas as pd  # here: the preparation's job writes arrays only and needs no pandas
+
     scored = pd.DataFrame(
         {
             "cost": [costs.total(model) for model in models],
@@ -201,7 +206,7 @@ def model_schedule(
     return pareto_schedule(scored)
 
 
-def schedule_to_arrays(schedule: pd.DataFrame) -> dict[str, np.ndarray]:
+def schedule_to_arrays(schedule: "pd.DataFrame") -> dict[str, np.ndarray]:
     """The schedule as flat arrays for `np.savez`: entry i has features
     `features[feature_start[i]:feature_start[i+1]]`."""
     sizes = schedule["n_features"].to_numpy(dtype=np.int64)
@@ -214,8 +219,10 @@ def schedule_to_arrays(schedule: pd.DataFrame) -> dict[str, np.ndarray]:
     }
 
 
-def schedule_from_arrays(arrays: Mapping[str, np.ndarray]) -> pd.DataFrame:
+def schedule_from_arrays(arrays: Mapping[str, np.ndarray]) -> "pd.DataFrame":
     """Inverse of `schedule_to_arrays`."""
+    import pandas as pd
+
     start = arrays["feature_start"]
     models = [
         tuple(int(j) for j in arrays["features"][start[i] : start[i + 1]])
@@ -233,7 +240,7 @@ def schedule_from_arrays(arrays: Mapping[str, np.ndarray]) -> pd.DataFrame:
     )
 
 
-def best_within(schedule: pd.DataFrame, budget: float) -> pd.Series | None:
+def best_within(schedule: "pd.DataFrame", budget: float) -> "pd.Series | None":
     """The schedule's model with the lowest OOB error among those that fit, or None."""
     fitting = schedule[schedule["cost"] <= budget + BUDGET_TOLERANCE]
     return None if fitting.empty else fitting.loc[fitting["oob_mmce"].idxmin()]
