@@ -9,7 +9,7 @@ selection's seconds, the kernel's seconds, its nanoseconds per brute-force tripl
 seconds of everything else (XGBoost's fits, the memos, the paths).
 
 The kernel skips the training rows that cannot be among a pair's k nearest (see
-`costfs.methods.featboost._knn_votes`). `--reach` measures how many it could skip at best: on a
+`costfs.methods._knn.knn_votes`). `--reach` measures how many it could skip at best: on a
 sample of the kernel's calls and of their (candidate, test row) pairs, the share of training
 rows whose distance on the selected columns alone is within the pair's k-th distance (the rows
 an exact search has to visit: any other row is farther than the k-th with the candidate's column
@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-import costfs.methods.featboost as featboost
+import costfs.methods._knn as knn
 from costfs.cli import job_threads
 from costfs.core.seeds import derive_rng
 from costfs.methods import load_method
@@ -40,7 +40,7 @@ class KernelMeter:
     """Wraps FeatBoost's k-NN kernel: counts the triples it scores and the seconds it takes."""
 
     def __init__(self, sample_every: int = 0):
-        self.kernel = featboost._knn_votes
+        self.kernel = knn.knn_votes
         self.calls, self.triples, self.seconds = 0, 0, 0.0
         self.sample_every = sample_every
         self.sampled = []
@@ -93,7 +93,7 @@ def main() -> None:
     train, _ = split_indices(rng, y.size, real["train_fraction"])
     costs = uniform_costs(rng, X.shape[1], *real["cost_range"])
     meter = KernelMeter(sample_every=10 if args.reach else 0)
-    featboost._knn_votes = meter
+    knn.knn_votes = meter
     # A first call compiles or loads the kernels, as any job's first call does; not timed.
     meter.kernel(np.zeros((1, 3)), np.zeros((1, 1)), np.zeros((1, 3)), np.zeros(3, int), 1, 2, 1)
     # With the thread limit of a one-thread job, which XGBoost's OpenMP runtime reads as it
@@ -123,8 +123,8 @@ def main() -> None:
             f"  training rows within reach of the k-th distance, {shares.size} pairs of "
             f"{len(meter.sampled)} calls: mean {shares.mean():.3f}, median "
             f"{np.median(shares):.3f}, 90th percentile {np.quantile(shares, 0.9):.3f}; "
-            f"more than NEAR_SHARE = {featboost.NEAR_SHARE}: "
-            f"{np.mean(shares > featboost.NEAR_SHARE):.3f} of the pairs"
+            f"more than NEAR_SHARE = {knn.NEAR_SHARE}: "
+            f"{np.mean(shares > knn.NEAR_SHARE):.3f} of the pairs"
         )
 
 

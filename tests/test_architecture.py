@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from costfs.methods import method_names
+from costfs.methods import load_method, method_names
 from tests.conftest import REPO
 
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
@@ -107,6 +107,18 @@ def test_a_preparation_or_selection_job_starts_without_pandas_jsonschema_or_jobl
     )
     loaded = loaded_at_start(parsers, method, {"pandas", "jsonschema", "joblib"})
     assert loaded <= LOADED_BY_THE_METHOD.get(method, set())
+
+
+@pytest.mark.parametrize(
+    "method", [name for name in method_names() if load_method(name).has_preparation]
+)
+def test_a_preparation_job_starts_without_numba(method):
+    """numba takes about 0.2 s to import; a preparation that grows trees loads it with its
+    kernels, FeatBoost's (XGBoost's ranking) never, though its selection's k-NN runs on it."""
+    loaded = loaded_at_start(
+        "import costfs.cli as cli; cli.parser('prepare-method')", method, {"numba"}
+    )
+    assert not loaded
 
 
 @pytest.mark.parametrize("command", ["split-data", "draw-costs"])

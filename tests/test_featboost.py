@@ -4,7 +4,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from costfs.methods import featboost
+from costfs.methods import _knn, featboost
 from costfs.methods._bcr import BUDGET_TOLERANCE
 from costfs.methods._xgboost import xgboost_classifier
 from costfs.methods.featboost import FeatBoostModels
@@ -209,7 +209,7 @@ def test_xgboost_evaluator(easy_problem):
 
 
 def brute_force_votes(selected_distances, test_columns, train_columns, labels, k, n_classes):
-    """`_knn_votes`'s rule over every training row of every (candidate, test row) pair."""
+    """`knn_votes`'s rule over every training row of every (candidate, test row) pair."""
     votes = np.empty(test_columns.shape, dtype=np.int64)
     for c, i in np.ndindex(*test_columns.shape):
         distances = selected_distances[i] + (test_columns[c, i] - train_columns[c]) ** 2
@@ -305,5 +305,5 @@ def test_knn_votes_skipping_far_rows_equal_the_brute_force_for_any_near_share(va
     bound = np.sort(selected, axis=1)[:, n_near - 1]
     assert (kth <= bound).any() and (kth > bound).any()
     for near in (0, n_near, n_train):
-        votes = featboost._knn_votes(selected, test[2:], train[2:], labels, k, n_classes, near)
+        votes = _knn.knn_votes(selected, test[2:], train[2:], labels, k, n_classes, near)
         assert np.array_equal(votes, expected)
