@@ -55,6 +55,8 @@ class Run:
         }
 
     def _shell_commands(self, targets: list[str]) -> list[list[str]]:
+        # Plain snakemake, not costfs.cli.run_snakemake.snakemake_command: the dry run imports
+        # the tree's own package, and a tree from before that module has none.
         dry_run = subprocess.run(
             [
                 sys.executable, "-m", "snakemake", "--snakefile", str(self.tree / "Snakefile"),
@@ -131,7 +133,7 @@ def main() -> None:
         ]
         for run in runs:
             run.run_all(core=0)  # untimed: fills numba's cache and the page cache
-        seconds = {(run, condition): [] for run in range(2) for condition in CONDITIONS}
+        seconds = {(index, condition): [] for index in range(2) for condition in CONDITIONS}
         for round_number in range(args.rounds):
             for index, run in enumerate(runs):
                 partners = (None, run, runs[1 - index])
