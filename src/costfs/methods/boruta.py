@@ -123,7 +123,7 @@ class Boruta(Method):
             "rejected, then by median importance)",
         ),
     )
-    engines = ENGINES
+    preparation_engines = ENGINES
     missing_values = (
         "native: Boruta's forest (scikit-learn's trees) sends a missing value to the side "
         "that lowers impurity; a shadow feature keeps its missing values"

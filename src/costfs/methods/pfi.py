@@ -17,7 +17,7 @@ class PermutationImportanceFiltering(Method):
             stage="prepare",
         ),
     )
-    engines = IMPORTANCE_ENGINES
+    preparation_engines = IMPORTANCE_ENGINES
     missing_values = (
         "native: the trees send a missing value to the side that lowers impurity "
         "(scikit-learn's rule, numba's trees too); permuting a feature permutes its "

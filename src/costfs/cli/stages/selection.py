@@ -20,23 +20,29 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("costfs")
 
+PREPARATION_ENGINE = "preparation_engine"
+"""The key of a prepared file that names the engine its forests grew on: the label of the
+selections of a method whose selection grows no forest of its own (the permutation importance's
+filter, Boruta), which so never imports an engine only to name it."""
+
 
 def prepare(args) -> None:
     method = load_method(args.method)
     data = storage.read_arrays(args.data)
     method.check_target(data["y"], f"data set {args.dataset}")
+    engine = engine_for_data(
+        method.engine_for(args.engine, stage="prepare", values=args.params), data["X"]
+    )
     started = time.perf_counter()
     prepared = method.prepare(
         data["X"],
         data["y"],
         seed=derive_seed(args.study_seed, "prepare", args.method, args.dataset, args.rep),
         n_jobs=args.threads,
-        engine=engine_for_data(
-            method.engine_for(args.engine, stage="prepare", values=args.params), data["X"]
-        ),
+        engine=engine,
         **method.stage_parameters(args.params, "prepare"),
     )
-    storage.write_arrays(args.out, prepared)
+    storage.write_arrays(args.out, {**prepared, PREPARATION_ENGINE: np.array(engine)})
     log.info(
         "prepared %s on %s rep %s in %.2f s",
         args.method,
@@ -78,6 +84,7 @@ def select_run(args, method, costs, rep, data_path, prepared_path) -> None:
     data = storage.read_arrays(data_path)
     method.check_target(data["y"], f"data set {args.dataset}")
     prepared = storage.read_arrays(prepared_path) if prepared_path else None
+    preparation_engine = str(prepared.pop(PREPARATION_ENGINE)) if prepared else "none"
     engine = engine_for_data(method.engine_for(args.engine, values=args.params), data["X"])
     started = time.perf_counter()
     selection = method.select(
@@ -93,7 +100,7 @@ def select_run(args, method, costs, rep, data_path, prepared_path) -> None:
         **method.stage_parameters(args.params, "select"),
     )
     storage.write_arrays(Path(args.out) / f"rep~{rep}.artifacts.npz", selection.artifacts)
-    table = selection_table(method, selection, engine)
+    table = selection_table(method, selection, preparation_engine if engine == "none" else engine)
     storage.write_table(Path(args.out) / f"rep~{rep}.parquet", table)
     log.info(
         "replicate %d: selected %d (%s, budget) sets with %s in %.2f s",
