@@ -222,6 +222,37 @@ def test_a_block_of_replicates_selects_as_one_job_per_replicate(tmp_path, method
     ]
 
 
+def test_a_selection_without_forests_is_labelled_with_its_preparation_engine(tmp_path, caplog):
+    """pfi's selection grows no forest: it takes the engine its prepared file names (without
+    importing it); a prepared file that names none was written by an older costfs and is
+    refused with an error naming it."""
+    X, y = sklearn.datasets.make_classification(n_samples=60, n_features=5, random_state=1)
+    data, costs = tmp_path / "train.npz", tmp_path / "costs.npz"
+    storage.write_arrays(data, {"X": X, "y": y})
+    storage.write_arrays(costs, {"costs": np.linspace(0.2, 1.0, 5)})
+    common = ["--study-seed", "1", "--method", "pfi", "--dataset", "toy"]
+    prepared = tmp_path / "prepared.npz"
+    arguments = ["prepare-method", *common, "--rep", "1", "--data", str(data)]
+    arguments += ["--params", json.dumps({"n_trees": 20}), "--out", str(prepared)]
+    assert cli.main(arguments) == 0
+    assert str(storage.read_arrays(prepared)["preparation_engine"]) == "numba"
+
+    def select(prepared_path, out):
+        arguments = ["select-features", *common, "--budgets", "[1]", "--grid", "[0]"]
+        arguments += ["--costs", str(costs), "--reps", "1", "--data", str(data)]
+        return cli.main([*arguments, "--prepared", str(prepared_path), "--out", str(out)])
+
+    assert select(prepared, tmp_path / "labelled") == 0
+    table = pd.read_parquet(tmp_path / "labelled" / "rep~1.parquet")
+    assert set(table["selection_engine"]) == {"numba"}
+    stale = tmp_path / "stale.npz"
+    scores = storage.read_arrays(prepared)["scores"]
+    storage.write_arrays(stale, {"scores": scores})
+    assert select(stale, tmp_path / "refused") == 2
+    assert f"{stale}: holds no 'preparation_engine'" in caplog.text
+    assert not (tmp_path / "refused" / "rep~1.parquet").exists()
+
+
 def test_select_features_needs_one_data_file_per_replicate(tmp_path):
     arguments = ["select-features", "--study-seed", "1", "--method", "auc", "--dataset", "toy"]
     arguments += ["--reps", "1", "2", "--data", str(tmp_path / "only.npz")]

@@ -11,6 +11,7 @@ import numpy as np
 from costfs.cli import storage
 from costfs.cli.arguments import OUT, STUDY_SEED, THREADS, add_command, json_value
 from costfs.core.costs import FeatureCosts
+from costfs.core.errors import DataError
 from costfs.core.seeds import derive_seed
 from costfs.engine.forest import engine_for_data
 from costfs.methods import load_method
@@ -84,6 +85,11 @@ def select_run(args, method, costs, rep, data_path, prepared_path) -> None:
     data = storage.read_arrays(data_path)
     method.check_target(data["y"], f"data set {args.dataset}")
     prepared = storage.read_arrays(prepared_path) if prepared_path else None
+    if prepared is not None and PREPARATION_ENGINE not in prepared:
+        raise DataError(
+            f"{prepared_path}: holds no {PREPARATION_ENGINE!r}: an older costfs wrote it; "
+            "rebuild it (snakemake --forcerun prepare_method)"
+        )
     preparation_engine = str(prepared.pop(PREPARATION_ENGINE)) if prepared else "none"
     engine = engine_for_data(method.engine_for(args.engine, values=args.params), data["X"])
     started = time.perf_counter()
