@@ -630,6 +630,31 @@ def test_a_multi_class_data_set_runs_end_to_end(own_data_study):
     assert rich.groupby("method")["test_mmce"].min().max() < majority_error
 
 
+def test_job_overhead_splits_each_jobs_wall_time_into_logged_work_and_the_rest(study):
+    """scripts/job_overhead.py on the tiny study: a row per stage rule and method, each job's
+    logged work within its wall time."""
+    listed = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "job_overhead.py"), "--workdir", str(study.parent)],
+        capture_output=True,
+        text=True,
+    )
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    rows = [line.split() for line in lines[1:-1]]
+    assert lines[0].split() == ["rule", "method", "jobs", "wall_s", "work_s", "other_s"] + [
+        "other_per_job_s"
+    ]
+    assert {(row[0], row[1]) for row in rows} >= {
+        (rule, method)
+        for rule in ("select_features", "evaluate_selection")
+        for method in TINY["methods"]
+    }
+    for _, _, _, wall, work, other, _ in rows:
+        assert 0 <= float(work) <= float(wall)
+        assert float(other) == pytest.approx(float(wall) - float(work), abs=0.02)
+    assert lines[-1].startswith("all: ") and "besides the logged work" in lines[-1]
+
+
 def test_a_study_run_in_batches_of_replicates_equals_one_run_of_them_all(study, tmp_path):
     """Replicate 2 run alone as a batch (first_rep), joined by scripts/combine_batches.py with
     replicate 1 of the two-replicate study: that study's runs table and summary, byte for
