@@ -11,7 +11,7 @@ tree's median to the first's, and whether the two trees' outputs are equal: file
 
     git archive 705c0df | tar -x -C /tmp/old
     .venv/bin/python scripts/benchmark_job.py --trees /tmp/old . --rounds 3 -- \\
-        prepare-method --study-seed 1 --method boruta --dataset wdbc --rep 1 \\
+        prepare-method --study-seed 1 --method boruta --dataset wdbc --reps 1 \\
         --data results/data/real/wdbc/rep~1/train.npz --params '{"max_iter": 50}' --out {out}
 """
 

@@ -47,7 +47,9 @@ def main() -> None:
     for problem, (data_folder, budgets) in problems(config).items():
         data = storage.read_arrays(results / "data" / data_folder / "rep~1" / "train.npz")
         dataset = data_folder.split("/")[1]
-        prepared = storage.read_arrays(results / "prepared" / "msb" / dataset / "rep~1.npz")
+        # In its preparation job's folder (reps~1-<n>/); older runs kept it in the data set's.
+        (prepared_path,) = (results / "prepared" / "msb" / dataset).glob("**/rep~1.npz")
+        prepared = storage.read_arrays(prepared_path)
         costs = FeatureCosts.from_arrays(storage.read_arrays(results / "costs" / f"{problem}.npz"))
         seconds = {}
         for engine in ENGINES:

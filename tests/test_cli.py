@@ -139,8 +139,8 @@ def test_a_two_class_method_on_three_classes_fails_naming_method_and_data_set(tm
     frame.to_csv(tmp_path / "three.csv", index=False)
     code, data = load(tmp_path, "three", {}, tmp_path)
     assert code == 0 and set(storage.read_arrays(data)["y"]) == {0, 1, 2}
-    out = tmp_path / "prepared.npz"
-    arguments = ["prepare-method", "--method", "sts_features", "--dataset", "three", "--rep", "1"]
+    out = tmp_path / "prepared"
+    arguments = ["prepare-method", "--method", "sts_features", "--dataset", "three", "--reps", "1"]
     arguments += ["--data", str(data), "--out", str(out), "--study-seed", "1"]
     assert cli.main(arguments) == 2
     assert "method sts_features handles two classes only, but data set three has 3" in caplog.text
@@ -184,8 +184,9 @@ def test_loader_and_split_keep_missing_values_and_code_levels_from_training_rows
 
 @pytest.mark.parametrize("method", ["pfi", "fs"])
 def test_a_block_of_replicates_selects_as_one_job_per_replicate(tmp_path, method):
-    """select-features over replicates 1-3 in one job writes, per replicate, the bytes that
-    a job of that replicate alone writes."""
+    """prepare-method and select-features over replicates 1-3 in one job each write, per
+    replicate, what a job of that replicate alone writes (the same arrays; the same bytes for
+    the selections)."""
     X, y = sklearn.datasets.make_classification(n_samples=80, n_features=6, random_state=0)
     costs = tmp_path / "costs.npz"
     storage.write_arrays(costs, {"costs": np.linspace(0.2, 1.0, 6)})
@@ -196,11 +197,24 @@ def test_a_block_of_replicates_selects_as_one_job_per_replicate(tmp_path, method
         data.append(tmp_path / f"train{rep}.npz")
         rows = np.random.default_rng(rep).choice(80, size=60, replace=False)
         storage.write_arrays(data[-1], {"X": X[rows], "y": y[rows]})
-        if method == "pfi":
-            prepared.append(tmp_path / f"prepared{rep}.npz")
-            arguments = ["prepare-method", *common, "--rep", str(rep), "--data", str(data[-1])]
-            arguments += ["--params", json.dumps({"n_trees": 20}), "--out", str(prepared[-1])]
-            assert cli.main(arguments) == 0
+
+    def prepare(reps, out):
+        arguments = ["prepare-method", *common, "--params", json.dumps({"n_trees": 20})]
+        arguments += ["--reps", *map(str, reps), "--data", *(str(data[r - 1]) for r in reps)]
+        assert cli.main([*arguments, "--out", str(out)]) == 0
+
+    if method == "pfi":
+        prepare([1, 2, 3], tmp_path / "prepared")
+        prepared = [tmp_path / "prepared" / f"rep~{rep}.npz" for rep in (1, 2, 3)]
+        assert sorted(p.name for p in (tmp_path / "prepared").iterdir()) == [
+            p.name for p in prepared
+        ]
+        for rep in (1, 2, 3):
+            prepare([rep], tmp_path / f"prepared_alone{rep}")
+            alone = storage.read_arrays(tmp_path / f"prepared_alone{rep}" / f"rep~{rep}.npz")
+            in_block = storage.read_arrays(prepared[rep - 1])
+            assert alone.keys() == in_block.keys()
+            assert all(np.array_equal(alone[key], in_block[key]) for key in alone)
 
     def select(reps, out):
         chosen = [rep - 1 for rep in reps]
@@ -231,10 +245,10 @@ def test_a_selection_without_forests_is_labelled_with_its_preparation_engine(tmp
     storage.write_arrays(data, {"X": X, "y": y})
     storage.write_arrays(costs, {"costs": np.linspace(0.2, 1.0, 5)})
     common = ["--study-seed", "1", "--method", "pfi", "--dataset", "toy"]
-    prepared = tmp_path / "prepared.npz"
-    arguments = ["prepare-method", *common, "--rep", "1", "--data", str(data)]
-    arguments += ["--params", json.dumps({"n_trees": 20}), "--out", str(prepared)]
+    arguments = ["prepare-method", *common, "--reps", "1", "--data", str(data)]
+    arguments += ["--params", json.dumps({"n_trees": 20}), "--out", str(tmp_path / "prepared")]
     assert cli.main(arguments) == 0
+    prepared = tmp_path / "prepared" / "rep~1.npz"
     assert str(storage.read_arrays(prepared)["preparation_engine"]) == "numba"
 
     def select(prepared_path, out):
@@ -253,12 +267,15 @@ def test_a_selection_without_forests_is_labelled_with_its_preparation_engine(tmp
     assert not (tmp_path / "refused" / "rep~1.parquet").exists()
 
 
-def test_select_features_needs_one_data_file_per_replicate(tmp_path):
-    arguments = ["select-features", "--study-seed", "1", "--method", "auc", "--dataset", "toy"]
+@pytest.mark.parametrize("command", ["prepare-method", "select-features"])
+def test_a_block_job_needs_one_data_file_per_replicate(tmp_path, command):
+    arguments = [command, "--study-seed", "1", "--method", "auc", "--dataset", "toy"]
     arguments += ["--reps", "1", "2", "--data", str(tmp_path / "only.npz")]
-    arguments += ["--costs", str(tmp_path / "c.npz"), "--budgets", "[1]", "--grid", "[0]"]
+    if command == "select-features":
+        arguments += ["--costs", str(tmp_path / "c.npz"), "--budgets", "[1]", "--grid", "[0]"]
     with pytest.raises(ValueError, match="one path per --reps"):
         cli.main([*arguments, "--out", str(tmp_path / "out")])
+    assert not (tmp_path / "out").exists()
 
 
 def test_an_openmp_runtime_loaded_during_a_job_keeps_to_its_threads():

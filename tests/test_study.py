@@ -37,10 +37,11 @@ def test_problems_datasets_and_runs_of_the_tiny_study():
     assert "auc" in study.common_methods() and "fs" not in study.common_methods()
     assert study.schedule_methods() == ["msb"]
     # cost-free work is shared by the settings of one data set
-    assert ("auc", "independent", 1) in study.prepared_runs()
+    assert ("auc", "independent", "1-2") in study.preparation_jobs()
     assert not any(
-        method in ("fs", "budget_rf", "random_fill") for method, *_ in study.prepared_runs()
+        method in ("fs", "budget_rf", "random_fill") for method, *_ in study.preparation_jobs()
     )
+    assert study.prepared_path("auc", "wdbc", 2) == "results/prepared/auc/wdbc/reps~1-2/rep~2.npz"
 
 
 def test_grids_and_parameters_come_from_the_declarations():

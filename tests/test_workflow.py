@@ -140,8 +140,9 @@ def test_settings_share_their_training_data_and_cost_free_work(study):
     prepared = sorted(
         p.relative_to(study / "prepared").as_posix() for p in (study / "prepared").rglob("*.npz")
     )
+    # One preparation job per method, data set and block of replicates.
     assert [path for path in prepared if path.startswith(("auc/", "pfi/", "sts/"))] == [
-        f"{m}/{d}/rep~{r}.npz"
+        f"{m}/{d}/reps~1-2/rep~{r}.npz"
         for m in ("auc", "pfi", "sts")
         for d in ("correlated", "independent", "wdbc")
         for r in (1, 2)
@@ -196,6 +197,16 @@ def test_stage_costs_cover_every_computing_job(study):
             method: len(settings.get("problems", ALL_PROBLEMS)) * jobs_per_problem
             for method, settings in TINY["methods"].items()
         }
+    # A preparation job per data set of the method's problems (both replicates in one block).
+    datasets = {"A": "independent", "B": "independent", "C": "correlated", "D": "correlated"}
+    jobs = costs[costs["rule"] == "prepare_method"].set_index("method")["jobs"].to_dict()
+    assert jobs == {
+        method: len(
+            {datasets.get(problem, problem) for problem in settings.get("problems", ALL_PROBLEMS)}
+        )
+        for method, settings in TINY["methods"].items()
+        if load_method(method).has_preparation
+    }
     assert (costs["wall_hours"] > 0).all()
     # Snakemake samples a job's CPU time once a second: a faster job (a small filter's
     # selection) has none, so only the total is sure to be positive.
@@ -244,11 +255,11 @@ def jobs_after_editing(directory: Path, relative: str) -> dict[str, int]:
 def test_editing_one_method_reruns_only_that_method(study):
     directory = study.parent
     jobs = jobs_after_editing(directory, "src/costfs/methods/auc.py")
-    # auc's cost-free scores (3 data sets x 2 reps), its selections (5 problems, both reps in
-    # one job) and evaluations (5 problems), then aggregation and figures; no data, no other
-    # method.
+    # auc's cost-free scores (3 data sets, both reps in one job), its selections (5 problems,
+    # both reps in one job) and evaluations (5 problems), then aggregation and figures; no
+    # data, no other method.
     assert jobs == {
-        "prepare_method": 6,
+        "prepare_method": 3,
         "select_features": 5,
         "evaluate_selection": 5,
         "aggregate_results": 1,

@@ -120,20 +120,23 @@ def prepared_paths(wildcards):
         return []
     dataset = PROBLEMS[wildcards.problem].dataset
     return [
-        f"results/prepared/{wildcards.method}/{dataset}/rep~{rep}.npz"
+        STUDY.prepared_path(wildcards.method, dataset, rep)
         for rep in STUDY.selection_blocks[wildcards.block]
     ]
 
 
 def selection_inputs(wildcards):
     dataset = PROBLEMS[wildcards.problem].dataset
-    return {
+    inputs = {
         "training_data": [
             STUDY.training_path(dataset, rep) for rep in STUDY.selection_blocks[wildcards.block]
         ],
         "costs": f"results/costs/{wildcards.problem}.npz",
-        "prepared": prepared_paths(wildcards),
     }
+    if load_method(wildcards.method).has_preparation:
+        # The folder of the preparation job of the same block (the files in it are arguments).
+        inputs["prepared"] = STUDY.prepared_folder(wildcards.method, dataset, wildcards.block)
+    return inputs
 
 
 def problem_descriptions(wildcards):

@@ -1,16 +1,22 @@
 rule prepare_method:
     input:
-        training_data=lambda wildcards: STUDY.training_path(wildcards.dataset, wildcards.rep),
+        training_data=lambda wildcards: [
+            STUDY.training_path(wildcards.dataset, rep)
+            for rep in STUDY.selection_blocks[wildcards.block]
+        ],
     output:
-        "results/prepared/{method}/{dataset}/rep~{rep}.npz",
+        # One job per block of replicates (the selections' blocks), one file per replicate:
+        # rep~<r>.npz.
+        directory("results/prepared/{method}/{dataset}/reps~{block}"),
     log:
-        "logs/prepare_method/{method}/{dataset}/rep~{rep}.log",
+        "logs/prepare_method/{method}/{dataset}/reps~{block}.log",
     benchmark:
-        "benchmarks/prepare_method/{method}/{dataset}/rep~{rep}.tsv"
+        "benchmarks/prepare_method/{method}/{dataset}/reps~{block}.tsv"
     conda:
         CONDA_ENV
     params:
         seed=config["seed"],
+        reps=lambda wildcards: " ".join(map(str, STUDY.selection_blocks[wildcards.block])),
         method_params=lambda wildcards: as_json(
             STUDY.method_parameters(wildcards.method, "prepare")
         ),
@@ -18,7 +24,7 @@ rule prepare_method:
         code=lambda wildcards: stage_code("selection", wildcards.method),
     shell:
         "costfs prepare-method --study-seed {params.seed} --method {wildcards.method}"
-        " --dataset {wildcards.dataset} --rep {wildcards.rep} --data {input.training_data}"
+        " --dataset {wildcards.dataset} --reps {params.reps} --data {input.training_data}"
         " --params {params.method_params:q} --engine {params.engine} --threads {threads}"
         " --out {output} 2> {log}"
 

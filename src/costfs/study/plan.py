@@ -39,12 +39,12 @@ class Study:
         self.methods = list(config["methods"])
         first = config.get("first_rep", 1)
         self.reps = list(range(first, first + config["n_rep"]))
-        # One select_features job per block of replicates: one start for the block, one job
-        # to plan, and a block still fits a cluster job's time.
+        # One select_features job, and one prepare_method job, per block of replicates: one
+        # start for the block, one job to plan, and a block still fits a cluster job's time.
         size = config["selection_replicates_per_job"]
         blocks = [self.reps[start : start + size] for start in range(0, len(self.reps), size)]
         self.selection_blocks = {f"{reps[0]}-{reps[-1]}": reps for reps in blocks}
-        """Each selection job's block name `first-last` -> its replicates."""
+        """Each selection or preparation job's block name `first-last` -> its replicates."""
         self.block_of = {rep: name for name, reps in self.selection_blocks.items() for rep in reps}
         self.problems: dict[str, Problem] = {
             setting: Problem(
@@ -235,17 +235,25 @@ class Study:
             method for method in self.methods if "problems" not in self.config["methods"][method]
         ]
 
-    def prepared_runs(self) -> list[tuple[str, str, int]]:
-        """(method, data set, rep) of every cost-free preparation: once per data set, shared
-        by the problems (settings, cost vectors) that use it."""
+    def preparation_jobs(self) -> list[tuple[str, str, str]]:
+        """(method, data set, block) of every cost-free preparation job: once per data set,
+        shared by the problems (settings, cost vectors) that use it."""
         return sorted(
             {
-                (method, self.problems[problem].dataset, rep)
+                (method, self.problems[problem].dataset, self.block_of[rep])
                 for method in self.methods
                 if load_method(method).has_preparation
                 for problem, rep in self.runs(method)
             }
         )
+
+    @staticmethod
+    def prepared_folder(method: str, dataset: str, block: str) -> str:
+        return f"results/prepared/{method}/{dataset}/reps~{block}"
+
+    def prepared_path(self, method: str, dataset: str, rep: int) -> str:
+        """A replicate's cost-free part, in the folder of its preparation job."""
+        return f"{self.prepared_folder(method, dataset, self.block_of[rep])}/rep~{rep}.npz"
 
     def schedule_methods(self) -> list[str]:
         return [method for method in self.methods if load_method(method).has_schedule]
@@ -263,8 +271,8 @@ class Study:
         and evaluation (the data jobs take seconds in all)."""
         return (
             [
-                f"benchmarks/prepare_method/{method}/{dataset}/rep~{rep}.tsv"
-                for method, dataset, rep in self.prepared_runs()
+                f"benchmarks/prepare_method/{method}/{dataset}/reps~{block}.tsv"
+                for method, dataset, block in self.preparation_jobs()
             ]
             + [
                 f"benchmarks/select_features/{method}/{problem}/reps~{block}.tsv"

@@ -1,5 +1,5 @@
-"""A method's cost-free preparation (per data set and replicate) and its selections (per problem
-and block of replicates)."""
+"""A method's cost-free preparation (per data set and block of replicates) and its selections
+(per problem and block of replicates)."""
 
 import logging
 import time
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from costfs.cli import storage
-from costfs.cli.arguments import OUT, STUDY_SEED, THREADS, add_command, json_value
+from costfs.cli.arguments import STUDY_SEED, THREADS, add_command, json_value
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
 from costfs.core.seeds import derive_seed
@@ -28,8 +28,17 @@ filter, Boruta), which so never imports an engine only to name it."""
 
 
 def prepare(args) -> None:
+    """The cost-free parts of one method on one data set in a block of replicates: per
+    replicate, `rep~<r>.npz` in the folder `--out` (one job pays one start for all of them)."""
+    if len(args.data) != len(args.reps):
+        raise ValueError("--data needs one path per --reps")
     method = load_method(args.method)
-    data = storage.read_arrays(args.data)
+    for rep, data_path in zip(args.reps, args.data, strict=True):
+        prepare_run(args, method, rep, data_path)
+
+
+def prepare_run(args, method, rep, data_path) -> None:
+    data = storage.read_arrays(data_path)
     method.check_target(data["y"], f"data set {args.dataset}")
     engine = engine_for_data(
         method.engine_for(args.engine, stage="prepare", values=args.params), data["X"]
@@ -38,17 +47,19 @@ def prepare(args) -> None:
     prepared = method.prepare(
         data["X"],
         data["y"],
-        seed=derive_seed(args.study_seed, "prepare", args.method, args.dataset, args.rep),
+        seed=derive_seed(args.study_seed, "prepare", args.method, args.dataset, rep),
         n_jobs=args.threads,
         engine=engine,
         **method.stage_parameters(args.params, "prepare"),
     )
-    storage.write_arrays(args.out, {**prepared, PREPARATION_ENGINE: np.array(engine)})
+    storage.write_arrays(
+        Path(args.out) / f"rep~{rep}.npz", {**prepared, PREPARATION_ENGINE: np.array(engine)}
+    )
     log.info(
         "prepared %s on %s rep %s in %.2f s",
         args.method,
         args.dataset,
-        args.rep,
+        rep,
         time.perf_counter() - started,
     )
 
@@ -127,14 +138,17 @@ def register(commands) -> None:
         (["--method"], {"required": True}),
         (["--dataset"], {"required": True}),
     ]
+    block = [
+        (["--reps"], {"type": int, "nargs": "+", "required": True}),
+        (["--data"], {"nargs": "+", "required": True}),
+    ]
     add_command(
         commands,
         "prepare-method",
         prepare,
-        OUT,
+        (["--out"], {"required": True, "help": "the folder of the block's prepared parts"}),
         *run,
-        (["--rep"], {"type": int, "required": True}),
-        (["--data"], {"required": True}),
+        *block,
     )
     add_command(
         commands,
@@ -142,8 +156,7 @@ def register(commands) -> None:
         select,
         (["--out"], {"required": True, "help": "the folder of the block's selections"}),
         *run,
-        (["--reps"], {"type": int, "nargs": "+", "required": True}),
-        (["--data"], {"nargs": "+", "required": True}),
+        *block,
         (["--prepared"], {"nargs": "+"}),
         (["--costs"], {"required": True}),
         (["--budgets"], {"type": json_value, "required": True}),
