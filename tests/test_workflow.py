@@ -17,6 +17,7 @@ from sklearn.datasets import load_wine
 from costfs.cli.run_snakemake import snakemake_command
 from costfs.methods import load_method
 from costfs.study.findings import PAPER_METHODS
+from costfs.study.simulate import SETTINGS
 from tests.conftest import DATA, REPO, true_cost, write_messy_clinic
 
 pytestmark = pytest.mark.workflow
@@ -198,11 +199,13 @@ def test_stage_costs_cover_every_computing_job(study):
             for method, settings in TINY["methods"].items()
         }
     # A preparation job per data set of the method's problems (both replicates in one block).
-    datasets = {"A": "independent", "B": "independent", "C": "correlated", "D": "correlated"}
     jobs = costs[costs["rule"] == "prepare_method"].set_index("method")["jobs"].to_dict()
     assert jobs == {
         method: len(
-            {datasets.get(problem, problem) for problem in settings.get("problems", ALL_PROBLEMS)}
+            {
+                SETTINGS[problem][0] if problem in SETTINGS else problem
+                for problem in settings.get("problems", ALL_PROBLEMS)
+            }
         )
         for method, settings in TINY["methods"].items()
         if load_method(method).has_preparation
