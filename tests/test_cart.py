@@ -25,6 +25,7 @@ def grown_by_numba(X, y, counts, max_depth, bins=None):
         counts,
         np.arange(n_features),
         grower.column_orders,
+        grower.ordered_values,
         grower.ranks,
         grower.base_counts,
         grower.value_bins,

@@ -147,6 +147,7 @@ def _grow(
     counts,
     columns,
     column_orders,
+    ordered_values,
     ranks,
     base_counts,
     value_bins,
@@ -161,12 +162,13 @@ def _grow(
     on the rows with count 0 into `oob_votes` and returns its node count.
 
     `columns_major` is X transposed (C order: a column's values are contiguous);
-    `column_orders[j]` are all rows in the order of column j, and `ranks[j, row]` is the
-    position of `row` in it; the first `base_counts[j]` rows of that order hold the column's
-    smallest value (`base_counts_of`). `value_bins[j, row]` is the index of the row's value
-    among column j's `n_values[j]` distinct values in ascending order, `n_values[j]` if it is
-    missing (`value_bins_of`); a node scans column j's bins instead of its ordered rows where
-    `n_values[j]` is at most `histogram_share[j]` times its number of rows.
+    `column_orders[j]` are all rows in the order of column j, `ordered_values[j]` their values
+    in that order, and `ranks[j, row]` is the position of `row` in it; the first
+    `base_counts[j]` rows of that order hold the column's smallest value (`base_counts_of`).
+    `value_bins[j, row]` is the index of the row's value among column j's `n_values[j]` distinct
+    values in ascending order, `n_values[j]` if it is missing (`value_bins_of`); a node scans
+    column j's bins instead of its ordered rows where `n_values[j]` is at most
+    `histogram_share[j]` times its number of rows.
 
     The OOB rows are partitioned down the tree beside the in-bag ones, so each lands in its
     leaf without being routed from the root."""
@@ -297,12 +299,12 @@ def _grow(
                 bits = marks[word]
                 marks[word] = 0
                 while bits:
-                    rows[i] = column_orders[candidate, (word << 6) + _trailing_zeros(bits)]
+                    position = (word << 6) + _trailing_zeros(bits)
+                    rows[i] = column_orders[candidate, position]
+                    values[i] = ordered_values[candidate, position]
                     i += 1
                     bits &= bits - np.uint64(1)
             n_above = i  # the rows above the smallest value, in order in rows[:n_above]
-            for i in range(n_above):
-                values[i] = columns_major[candidate, rows[i]]
             # Missing values sort last: the node's rows that have the value come first.
             n_present = n_above
             while n_present and np.isnan(values[n_present - 1]):
@@ -421,6 +423,7 @@ def _grow_chunk(
     column_starts,
     column_ends,
     column_orders,
+    ordered_values,
     ranks,
     base_counts,
     value_bins,
@@ -458,6 +461,7 @@ def _grow_chunk(
             counts,
             columns,
             column_orders,
+            ordered_values,
             ranks,
             base_counts,
             value_bins,
@@ -649,6 +653,8 @@ class TreeGrower:
         # 32-bit positions: half the memory (and cache) of numpy's 64-bit indices.
         self.column_orders = np.argsort(self.columns_major, axis=1).astype(np.int32)
         self.ranks = np.empty_like(self.column_orders)
+        # A node reads its rows' values back in the column's order, from consecutive memory.
+        self.ordered_values = np.take_along_axis(self.columns_major, self.column_orders, axis=1)
         positions = np.arange(self.X.shape[0], dtype=np.int32)
         np.put_along_axis(self.ranks, self.column_orders, positions[None, :], axis=1)
         self.base_counts = base_counts_of(self.columns_major, self.column_orders)
@@ -711,6 +717,7 @@ class TreeGrower:
                 starts,
                 ends,
                 self.column_orders,
+                self.ordered_values,
                 self.ranks,
                 self.base_counts,
                 self.value_bins,
