@@ -150,3 +150,32 @@ def test_a_missing_extra_is_named(method, module, monkeypatch, rng):
     y = (X[:, 0] > 0).astype(int)
     with pytest.raises(ImportError, match=rf"needs the package '{module}'.*costfs\[related\]"):
         small_selector(method, budget=2.0).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "kind", ["continuous", "discrete", "mixed", "missing", "multiclass", "small class"]
+)
+def test_relieff_scores_are_skrebates_own(kind):
+    """The neighbour search in numpy finds skrebate's neighbours: its scores, float for float,
+    with ties in distance (discrete columns), missing values, three classes, and a class of
+    fewer rows than `n_neighbors` (whose rows count themselves as hits, as in skrebate)."""
+    skrebate = pytest.importorskip("skrebate")
+    rng = np.random.default_rng(5)
+    n_rows = 90
+    y = rng.integers(0, 3 if kind == "multiclass" else 2, size=n_rows)
+    if kind == "small class":
+        y = np.where(np.arange(n_rows) < 6, 2, y)
+    X = rng.normal(size=(n_rows, 6)) + y[:, None] * np.array([1.0, 0.5, 0, 0, 0, 0])
+    if kind in ("discrete", "mixed"):
+        columns = slice(None) if kind == "discrete" else slice(0, 3)
+        X[:, columns] = np.round(X[:, columns])
+    if kind == "missing":
+        X[rng.random(X.shape) < 0.1] = np.nan
+    stock = skrebate.ReliefF(
+        n_neighbors=10,
+        categorical_threshold=10,
+        label_type="binary" if np.unique(y).size == 2 else "multiclass",
+        n_jobs=1,
+    ).fit(X, y)
+    scores = relieff.relieff_scores(X, y, n_neighbors=10, categorical_threshold=10)
+    assert np.array_equal(scores, stock.feature_importances_)

@@ -9,6 +9,9 @@ The threshold and the fill are XGB-FS's (`costfs.methods.xgb_fs`): with `thresho
 only features scoring at least the mean score are eligible, walked by decreasing score.
 """
 
+import functools
+import sys
+
 import numpy as np
 
 from costfs.core.extras import import_optional
@@ -27,7 +30,7 @@ def relieff_scores(
 ) -> np.ndarray:
     """ReliefF weight of every column (larger: separates the classes of near rows better)."""
     skrebate = import_optional("skrebate", extra="related", needed_by="method relieff")
-    relief = skrebate.ReliefF(
+    relief = _with_numpy_neighbours(skrebate.ReliefF)(
         n_neighbors=int(n_neighbors),
         categorical_threshold=int(categorical_threshold),
         label_type="binary" if class_count(y) == 2 else "multiclass",
@@ -35,6 +38,34 @@ def relieff_scores(
     )
     relief.fit(np.asarray(X, dtype=float), np.asarray(y))
     return np.asarray(relief.feature_importances_, dtype=float)
+
+
+@functools.cache
+def _with_numpy_neighbours(relieff: type) -> type:
+    class ReliefF(relieff):
+        """skrebate's ReliefF with its neighbour search in numpy: the same neighbours in the same
+        order, so the same scores. skrebate finds them in a Python loop over every row for every
+        row, most of the time of a ReliefF preparation."""
+
+        def _find_neighbors(self, inst):
+            if self._class_type not in ("binary", "multiclass"):
+                return super()._find_neighbors(inst)
+            # skrebate reads the distance to row j at [max(inst, j), min(inst, j)] (with missing
+            # values only that triangle is filled) and puts sys.maxsize at the row itself.
+            distances = np.array(self._distance_array[inst], dtype=float)
+            distances[inst + 1 :] = self._distance_array[inst + 1 :, inst]
+            distances[inst] = sys.maxsize
+            # Its argsort of the same array, then the first n_neighbors rows of each class
+            # (hits of the row's own class, misses of every other) in that order.
+            order = np.argsort(distances)
+            labels = self._y[order]
+            kept = np.zeros(order.size, dtype=bool)
+            for label in np.unique(labels):
+                of_label = labels == label
+                kept |= of_label & (np.cumsum(of_label) <= self.n_neighbors)
+            return order[kept]
+
+    return ReliefF
 
 
 class ReliefFRanking(Method):
