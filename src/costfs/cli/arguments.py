@@ -46,6 +46,18 @@ def group_cost(text: str) -> tuple[str, float]:
     return _named(text, "GROUP=COST", float)
 
 
+def check_paths_per_rep(args, *options: str) -> None:
+    """Raises ValueError naming each of the path lists `options` (argument names, such as
+    "data"), where given, that does not hold one path per `--reps`."""
+    wrong = [
+        f"--{option}"
+        for option in options
+        if getattr(args, option) is not None and len(getattr(args, option)) != len(args.reps)
+    ]
+    if wrong:
+        raise ValueError(f"{', '.join(wrong)}: need one path per --reps ({len(args.reps)})")
+
+
 def add_command(commands, name: str, function, *arguments, help: str | None = None):
     """A subcommand `name` running `function(args)`, with `arguments` as (flags, options);
     listed in `costfs --help` with its `help` line where it has one (the user's commands)."""

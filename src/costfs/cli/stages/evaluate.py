@@ -7,7 +7,7 @@ import logging
 import pandas as pd
 
 from costfs.cli import storage
-from costfs.cli.arguments import OUT, STUDY_SEED, THREADS, add_command
+from costfs.cli.arguments import OUT, STUDY_SEED, THREADS, add_command, check_paths_per_rep
 from costfs.core.costs import FeatureCosts
 from costfs.core.metrics import FURTHER_METRICS
 from costfs.engine.forest import engine_for_data
@@ -19,9 +19,8 @@ log = logging.getLogger("costfs")
 
 
 def evaluate(args) -> None:
+    check_paths_per_rep(args, "selections", "artifacts", "train", "test")
     inputs = [args.selections, args.artifacts, args.train, args.test]
-    if any(len(paths) != len(args.reps) for paths in inputs):
-        raise ValueError("--selections, --artifacts, --train and --test need one path per --reps")
     costs = FeatureCosts.from_arrays(storage.read_arrays(args.costs))
     engine = resolve_refit_engine(args.engine)
     runs = [

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from costfs.cli import storage
-from costfs.cli.arguments import STUDY_SEED, THREADS, add_command, json_value
+from costfs.cli.arguments import (
+    STUDY_SEED,
+    THREADS,
+    add_command,
+    check_paths_per_rep,
+    json_value,
+)
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
 from costfs.core.seeds import derive_seed
@@ -30,8 +36,7 @@ filter, Boruta), which so never imports an engine only to name it."""
 def prepare(args) -> None:
     """The cost-free parts of one method on one data set in a block of replicates: per
     replicate, `rep~<r>.npz` in the folder `--out` (one job pays one start for all of them)."""
-    if len(args.data) != len(args.reps):
-        raise ValueError("--data needs one path per --reps")
+    check_paths_per_rep(args, "data")
     method = load_method(args.method)
     for rep, data_path in zip(args.reps, args.data, strict=True):
         prepare_run(args, method, rep, data_path)
@@ -83,9 +88,8 @@ def select(args) -> None:
     """The selections of one method on one problem in a block of replicates: per replicate,
     `rep~<r>.parquet` and `rep~<r>.artifacts.npz` in the folder `--out` (one job pays one
     start for all of them)."""
+    check_paths_per_rep(args, "data", "prepared")
     prepared_paths = args.prepared or [None] * len(args.reps)
-    if len(args.data) != len(args.reps) or len(prepared_paths) != len(args.reps):
-        raise ValueError("--data and --prepared (if given) need one path per --reps")
     method = load_method(args.method)
     costs = FeatureCosts.from_arrays(storage.read_arrays(args.costs))
     for rep, data_path, prepared_path in zip(args.reps, args.data, prepared_paths, strict=True):
