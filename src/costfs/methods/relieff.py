@@ -58,7 +58,7 @@ def _with_numpy_neighbours(relieff: type) -> type:
             order = np.argsort(distances)
             labels = self._y[order]
             kept = np.zeros(order.size, dtype=bool)
-            for label in np.unique(labels):
+            for label in self._label_list:
                 of_label = labels == label
                 kept |= of_label & (np.cumsum(of_label) <= self.n_neighbors)
             return order[kept]
