@@ -329,7 +329,7 @@ def _grow(
                 # The cut above the smallest value, scored before the scan rather than by a
                 # branch in its loop: with the allocations above, that branch made continuous
                 # columns' trees about 10% slower (docs/speed.md).
-                value, following = columns_major[candidate, column_orders[candidate, 0]], values[0]
+                value, following = ordered_values[candidate, 0], values[0]
                 score = left_squares / left_total + right_squares / (total - left_total)
                 if score > best_score:
                     best_score, best_feature = score, candidate
