@@ -4,7 +4,7 @@ import pytest
 from scipy.stats import ttest_ind
 
 from costfs.engine.forest import forest_errors, majority_class
-from costfs.engine.trees import refit_errors
+from costfs.engine.trees import RefitForests, refit_errors
 from costfs.study.aggregation import choose_strategies, summarise
 from costfs.study.evaluation import evaluate_feature_sets
 
@@ -195,3 +195,26 @@ def test_refits_without_features_predict_the_majority_class_on_every_engine(rng)
         oob, test, shares = refit_errors(X, y, X[:10], y[-10:], n_trees=5, seed=0, engine=engine)
         assert (oob, test) == (15 / 40, 1.0)
         assert (shares[:, 0] == 1).all()
+
+
+def test_refits_on_column_subsets_of_one_training_set_equal_refits_on_the_subset_alone(rng):
+    """RefitForests sorts the columns once for all subsets: its forest on a subset (in the
+    subset's order, within `used`) is the forest grown on X[:, subset] alone, on data with
+    missing values, tied values and three classes."""
+    X = rng.normal(size=(150, 9))
+    X[:, 3] = rng.integers(0, 3, size=150)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = (np.nan_to_num(X[:, 0]) > 0).astype(int) + (np.nan_to_num(X[:, 3]) > 1)
+    X_test = rng.normal(size=(80, 9))
+    y_test = rng.integers(0, 3, size=80)
+    used = [0, 2, 3, 5, 7, 8]
+    refits = RefitForests(X, y, X_test, y_test, used=used)
+    for columns in ([0], [3, 0, 7], [2, 3, 5, 7, 8], []):
+        shared = refits.errors(columns, n_trees=30, seed=4)
+        alone = refit_errors(X[:, columns], y, X_test[:, columns], y_test, n_trees=30, seed=4)
+        assert shared[:2] == alone[:2]
+        assert np.array_equal(shared[2], alone[2])
+    without_test = RefitForests(X, y).errors([8, 2], n_trees=30, seed=4)
+    assert without_test[0] == refit_errors(X[:, [8, 2]], y, n_trees=30, seed=4)[0]
+    with pytest.raises(ValueError, match=r"column\(s\) \[1\]"):
+        refits.errors([0, 1], n_trees=5, seed=4)

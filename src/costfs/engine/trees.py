@@ -222,13 +222,13 @@ class CommonRandomForests:
             grown = self.sizes.get(columns, 0)
             first = grown if min(sizes) >= grown else 0
             spans.append((columns, first, sorted(set(sizes))))
-        jobs = [(columns, first, sizes[-1]) for columns, first, sizes in spans]
+        jobs = [(np.array(columns), first, sizes[-1]) for columns, first, sizes in spans]
         votes = np.empty((0, self.y.size), dtype=np.int8)
         if any(last > first for _, first, last in jobs):
             seeds = self._tree_seeds(max(last for _, _, last in jobs))
             votes = self.grower.grow(
                 seeds=np.concatenate([seeds[first:last] for _, first, last in jobs]),
-                column_sets=[np.array(c) for c, first, last in jobs for _ in range(last - first)],
+                column_sets=[c for c, first, last in jobs for _ in range(last - first)],
                 max_features=np.concatenate(
                     [np.full(last - first, default_mtry(len(c))) for c, first, last in jobs]
                 ),
@@ -272,6 +272,94 @@ def resolve_refit_engine(preference: str = "auto") -> str:
     return "numba" if preference in ("auto", "numba") else resolve_engine(preference)
 
 
+class RefitForests:
+    """Random Forest refits on column subsets of one training set (X, y), each scored on its
+    OOB rows and on the test rows (X_test, y_test; optional), on `resolve_refit_engine(engine)`.
+
+    `errors(columns, ...)` is `refit_errors` on X[:, columns], X_test[:, columns]. On the numba
+    trees the columns are sorted once for all subsets, not once per subset: a tree on a subset
+    draws its candidates by position in it, so it is the tree a grower on X[:, columns] alone
+    grows (msB scores hundreds of models, an evaluation tens of sets, on one training set).
+    `used` names the columns any subset will take (all of X's by default), so that a wide X
+    costs the memory of those only."""
+
+    def __init__(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        X_test: np.ndarray | None = None,
+        y_test: np.ndarray | None = None,
+        *,
+        used: Sequence[int] | None = None,
+        engine: str = "auto",
+    ):
+        self.engine = resolve_refit_engine(engine)
+        self.with_test = X_test is not None and y_test is not None
+        self.X, self.y = X, y
+        self.X_test = X_test if self.with_test else None
+        self.y_test = y_test if self.with_test else None
+        self.n_classes = max(class_count(y), class_count(y_test) if self.with_test else 2)
+        self.used = np.arange(X.shape[1]) if used is None else np.unique(np.asarray(used, int))
+        self.grower = None
+        if self.engine == "numba" and self.used.size:
+            from costfs.engine.cart import TreeGrower
+
+            self.grower = TreeGrower(X[:, self.used], y)
+            if self.with_test:
+                # Fortran order: the trees read the test rows by column (`TreeGrower.grow`).
+                self.X_test = np.asfortranarray(X_test[:, self.used], dtype=np.float64)
+
+    def errors(
+        self, columns: Sequence[int], *, n_trees: int, seed: int, n_jobs: int = 1
+    ) -> tuple[float, float, np.ndarray | None]:
+        """OOB error of the forest on `columns` (in this order), its test error (NaN without
+        test data) and its vote shares on the test rows (rows x classes 0..K-1, None without
+        test data).
+
+        On the numba trees the forest is ranger's: mtry = floor(sqrt(p)), trees grown to purity
+        on bootstrap samples, majority vote. A row whose top vote is tied counts as the share of
+        the tied classes that are wrong, the expected error of ranger's random tie-break
+        (`tally_errors`). With no columns the model predicts the training majority class."""
+        columns = np.asarray(columns, dtype=np.int64)
+        X_test, y_test = self.X_test, self.y_test
+        outside = columns[~np.isin(columns, self.used)]
+        if outside.size:
+            raise ValueError(f"column(s) {outside.tolist()} are not among the refits' `used`")
+        if columns.size == 0:
+            return (
+                *majority_errors(self.y, y_test),
+                majority_shares(self.y, X_test, self.n_classes),
+            )
+        if self.engine != "numba":
+            return forest_errors(
+                self.X[:, columns],
+                self.y,
+                None if X_test is None else X_test[:, columns],
+                y_test,
+                n_trees=n_trees,
+                seed=seed,
+                n_jobs=n_jobs,
+                engine=self.engine,
+            )
+        from costfs.engine.cart import tally_runs
+
+        batch = self.grower.grow(
+            seeds=tree_seeds(seed, n_trees),
+            column_sets=[np.searchsorted(self.used, columns)] * n_trees,
+            max_features=default_mtry(columns.size),
+            max_depth=None,
+            X_test=X_test,
+            n_jobs=n_jobs,
+        )
+        whole_forest = np.zeros(1, dtype=np.int64)
+        oob = float(tally_errors(tally_runs(batch.votes, whole_forest, self.n_classes), self.y)[0])
+        if batch.test_votes is None:  # no test data, or no test rows
+            return oob, math.nan, None
+        tallies = tally_runs(batch.test_votes, whole_forest, self.n_classes)
+        shares = tallies[0] / tallies[0].sum(axis=1, keepdims=True)
+        return oob, float(tally_errors(tallies, y_test)[0]), shares
+
+
 def refit_errors(
     X: np.ndarray,
     y: np.ndarray,
@@ -283,43 +371,8 @@ def refit_errors(
     n_jobs: int = 1,
     engine: str = "auto",
 ) -> tuple[float, float, np.ndarray | None]:
-    """OOB error of a Random Forest on (X, y), its test error (NaN without test data) and its
-    vote shares on the test rows (rows x classes 0..K-1, None without test data), on
-    `resolve_refit_engine(engine)`.
-
-    On the numba trees the forest is ranger's: mtry = floor(sqrt(p)), trees grown to purity on
-    bootstrap samples, majority vote. A row whose top vote is tied counts as the share of the
-    tied classes that are wrong, the expected error of ranger's random tie-break
-    (`tally_errors`). With no feature columns the model predicts the training majority class.
-    """
-    engine = resolve_refit_engine(engine)
-    if engine != "numba":
-        return forest_errors(
-            X, y, X_test, y_test, n_trees=n_trees, seed=seed, n_jobs=n_jobs, engine=engine
-        )
-    from costfs.engine.cart import grow_tree_batch, tally_runs
-
-    with_test = X_test is not None and y_test is not None
-    n_classes = max(class_count(y), class_count(y_test) if with_test else 2)
-    if X.shape[1] == 0:
-        return (
-            *majority_errors(y, y_test if with_test else None),
-            majority_shares(y, X_test if with_test else None, n_classes),
-        )
-    batch = grow_tree_batch(
-        X,
-        y,
-        seeds=tree_seeds(seed, n_trees),
-        column_sets=None,
-        max_features=default_mtry(X.shape[1]),
-        max_depth=None,
-        X_test=X_test if with_test else None,
-        n_jobs=n_jobs,
+    """`RefitForests(X, y, X_test, y_test, engine=engine).errors(...)` on all columns of X: one
+    Random Forest refit."""
+    return RefitForests(X, y, X_test, y_test, engine=engine).errors(
+        range(X.shape[1]), n_trees=n_trees, seed=seed, n_jobs=n_jobs
     )
-    whole_forest = np.zeros(1, dtype=np.int64)
-    oob = float(tally_errors(tally_runs(batch.votes, whole_forest, n_classes), y)[0])
-    if batch.test_votes is None:  # no test data, or no test rows
-        return oob, math.nan, None
-    tallies = tally_runs(batch.test_votes, whole_forest, n_classes)
-    shares = tallies[0] / tallies[0].sum(axis=1, keepdims=True)
-    return oob, float(tally_errors(tallies, y_test)[0]), shares

@@ -6,7 +6,7 @@ the lowest OOB error wins (ties: the lower cost, then the lower value)."""
 from collections.abc import Sequence
 
 from costfs.core.costs import FeatureCosts
-from costfs.engine.trees import refit_errors, refit_seed
+from costfs.engine.trees import RefitForests, refit_seed
 
 TUNED = "tuned"
 """The hyperparameter value that asks for tuning."""
@@ -23,32 +23,21 @@ def tuning_grid(hyperparameter) -> tuple[float, ...]:
     return XI_TUNING_GRID if hyperparameter.name == "xi" else tuple(hyperparameter.grid)
 
 
-def refit_oob_error(X, y, features: tuple[int, ...], *, seed: int, n_trees: int, n_jobs: int):
-    """OOB error of the Random Forest refit on `features`, seeded as the study's evaluation
-    seeds it (`refit_seed`)."""
-    oob, _, _ = refit_errors(
-        X[:, list(features)],
-        y,
-        n_trees=n_trees,
-        seed=refit_seed((seed,), features),
-        n_jobs=n_jobs,
-    )
-    return oob
-
-
 def tuned_record(
     records: Sequence[dict], X, y, costs, *, seed: int, n_trees: int, n_jobs: int
 ) -> dict:
     """The record of the lowest refit OOB error (ties: lower cost, then lower value), with its
     `oob_mmce`."""
     costs = FeatureCosts.of(costs)
+    sets = [tuple(sorted(int(j) for j in record["features"])) for record in records]
+    refits = RefitForests(X, y, used=sorted({j for features in sets for j in features}))
     errors: dict[tuple[int, ...], float] = {}
     scored = []
-    for record in records:
-        features = tuple(sorted(int(j) for j in record["features"]))
+    for record, features in zip(records, sets, strict=True):
         if features not in errors:
-            errors[features] = refit_oob_error(
-                X, y, features, seed=seed, n_trees=n_trees, n_jobs=n_jobs
+            # Seeded as the study's evaluation seeds the refit of the same set.
+            errors[features], _, _ = refits.errors(
+                features, n_trees=n_trees, seed=refit_seed((seed,), features), n_jobs=n_jobs
             )
         key = (errors[features], costs.total(features), float(record["value"]))
         scored.append((key, {**record, "oob_mmce": errors[features]}))

@@ -41,7 +41,7 @@ from costfs.core.costs import FeatureCosts
 from costfs.core.seeds import derive_seed
 from costfs.engine.forest import ENGINES, oob_errors
 from costfs.engine.importance import IMPORTANCE_ENGINES, permutation_importance
-from costfs.engine.trees import refit_errors, resolve_refit_engine
+from costfs.engine.trees import RefitForests, resolve_refit_engine
 from costfs.methods._base import Method, Parameter, Selection, boolean, integer, number
 from costfs.methods._bcr import BUDGET_TOLERANCE, ratio_cost
 from costfs.methods._l1 import l1_supports, smallest_c, standardised
@@ -187,8 +187,9 @@ def model_schedule(
     models = sorted(proposers)
     seeds = [derive_seed(seed, "msb", *model) for model in models]
     if resolve_refit_engine(engine) == "numba":
+        refits = RefitForests(X, y, used=sorted({j for model in models for j in model}))
         errors = [
-            refit_errors(X[:, list(model)], y, n_trees=n_trees, seed=model_seed, n_jobs=n_jobs)[0]
+            refits.errors(model, n_trees=n_trees, seed=model_seed, n_jobs=n_jobs)[0]
             for model, model_seed in zip(models, seeds, strict=True)
         ]
     else:

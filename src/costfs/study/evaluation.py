@@ -10,7 +10,7 @@ from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
 from costfs.core.metrics import classification_metrics
 from costfs.core.progress import progress_bar
-from costfs.engine.trees import refit_errors, refit_seed
+from costfs.engine.trees import RefitForests, refit_seed
 from costfs.methods._bcr import BUDGET_TOLERANCE
 
 
@@ -64,19 +64,16 @@ def evaluate_feature_sets(
         raise ValueError(f"metrics {further} need test data")
     rows = []
     distinct = sorted(set(feature_sets))
+    used = sorted({j for features in distinct for j in features})
+    refits = RefitForests(X, y, X_test, y_test, used=used, engine=engine)
     with progress_bar("Random Forest refits", total=len(distinct), unit="forest") as shown:
         for features in distinct:
-            columns = list(features)
             started = time.perf_counter()
-            oob, test, shares = refit_errors(
-                X[:, columns],
-                y,
-                None if X_test is None else X_test[:, columns],
-                y_test,
+            oob, test, shares = refits.errors(
+                features,
                 n_trees=n_trees,
                 seed=refit_seed(seed_parts, features),
                 n_jobs=n_jobs,
-                engine=engine,
             )
             rows.append(
                 {
