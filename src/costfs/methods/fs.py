@@ -136,7 +136,7 @@ def _best_first(ratios: np.ndarray, costs: np.ndarray, features: np.ndarray) -> 
 class _ForwardPath:
     """One (xi, budget) path; `requests` is a coroutine that yields the evaluations it needs
     next (per step: one request per racing level before the last, possibly empty, then the
-    chunks of the bounded last level) and is sent their errors."""
+    chunks of the bounded last level) and is sent a mapping (the memo) that holds their errors."""
 
     def __init__(self, costs, budget, xi, positive_delta, empty_error, levels, chunk, constant):
         self.feature_costs = costs
@@ -298,13 +298,15 @@ def forward_paths(
     }
     coroutines = {key: path.requests() for key, path in paths.items()}
     requests: dict[tuple[float, float], list[Evaluation]] = {}
-    results: dict[tuple[float, float], dict[Evaluation, float] | None] = dict.fromkeys(paths)
+    # What every path is sent: nothing to start it, then the memo, which holds the errors of
+    # whatever it asked for (a dict of each path's own answers cost a lookup per evaluation).
+    answers: dict[Evaluation, float] | None = None
     logged_step = fits_logged = requested_logged = 0
     with progress_bar("forward selection", total=len(paths), unit="path") as shown:
         while True:
             for key in list(coroutines):
                 try:
-                    requests[key] = coroutines[key].send(results[key])
+                    requests[key] = coroutines[key].send(answers)
                 except StopIteration as finished:
                     search.paths[key] = finished.value
                     shown.update(1)
@@ -316,10 +318,16 @@ def forward_paths(
             active = [paths[key] for key in coroutines]
             # Bounded steps take a path's own number of rounds: report when the furthest advances.
             step = max(len(path.steps) for path in active)
-            wanted = {evaluation for evaluations in requests.values() for evaluation in evaluations}
-            # Not `wanted - search.errors.keys()`: that copies and rehashes the whole memo
-            # every round, which took most of the steps' own time on 200 features.
-            missing = sorted(evaluation for evaluation in wanted if evaluation not in search.errors)
+            # Each evaluation looked up, not `wanted - search.errors.keys()`: that copies and
+            # rehashes the whole memo every round, most of the steps' own time on 200 features.
+            missing = sorted(
+                {
+                    evaluation
+                    for evaluations in requests.values()
+                    for evaluation in evaluations
+                    if evaluation not in search.errors
+                }
+            )
             if missing:
                 new_errors, trees = grow(missing)
                 search.errors.update(zip(missing, new_errors, strict=True))
@@ -349,10 +357,7 @@ def forward_paths(
                     search.bounded,
                 )
                 logged_step, fits_logged, requested_logged = step, search.fits, search.requested
-            results = {
-                key: {evaluation: search.errors[evaluation] for evaluation in evaluations}
-                for key, evaluations in requests.items()
-            }
+            answers = search.errors
     _update_counts(search, paths.values())
     log.info(
         "FS done: %d paths, %d forests grown for %d requested evaluations (%d saved by the memo); "
