@@ -29,6 +29,7 @@ paper's cost notion). `select` keeps the forests as flat arrays, from which
 `ensemble_test_metrics` gives their own test error and acquisition cost.
 """
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -508,10 +509,15 @@ def grow_greedy_tree(
     return GreedyTree(feature=feature, threshold=threshold, left=left, right=right, label=label)
 
 
+@functools.lru_cache(maxsize=256)
 def bootstrap_draws(seed: int, tree: int, n_rows: int) -> np.ndarray:
-    """How often each row is drawn into tree `tree`'s bootstrap sample (same for every alpha)."""
+    """How often each row is drawn into tree `tree`'s bootstrap sample (read-only). The same for
+    every alpha, cost exponent and budget, so drawn once for all their forests: drawing it
+    again for each took about 5% of a selection."""
     rng = np.random.default_rng(derive_seed(seed, "budget_rf", "tree", tree))
-    return np.bincount(rng.integers(0, n_rows, size=n_rows), minlength=n_rows)
+    draws = np.bincount(rng.integers(0, n_rows, size=n_rows), minlength=n_rows)
+    draws.flags.writeable = False
+    return draws
 
 
 @dataclass(frozen=True)
