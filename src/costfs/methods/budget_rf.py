@@ -488,7 +488,9 @@ def grow_greedy_tree(
         sorted_columns.columns,
         sorted_columns.order,
         np.asarray(y, dtype=np.intp),
-        np.asarray(draws, dtype=np.int64),
+        # A writable copy: the draws are cached read-only (`bootstrap_draws`), and numba would
+        # compile the kernel once more for a read-only array.
+        np.array(draws, dtype=np.int64),
         class_count(y),
         float(alpha),
         float(cost_exponent),
