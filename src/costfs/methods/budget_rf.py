@@ -29,7 +29,6 @@ paper's cost notion). `select` keeps the forests as flat arrays, from which
 `ensemble_test_metrics` gives their own test error and acquisition cost.
 """
 
-import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -488,9 +487,7 @@ def grow_greedy_tree(
         sorted_columns.columns,
         sorted_columns.order,
         np.asarray(y, dtype=np.intp),
-        # A writable copy: the draws are cached read-only (`bootstrap_draws`), and numba would
-        # compile the kernel once more for a read-only array.
-        np.array(draws, dtype=np.int64),
+        np.asarray(draws, dtype=np.int64),
         class_count(y),
         float(alpha),
         float(cost_exponent),
@@ -511,14 +508,14 @@ def grow_greedy_tree(
     return GreedyTree(feature=feature, threshold=threshold, left=left, right=right, label=label)
 
 
-@functools.lru_cache(maxsize=256)
-def bootstrap_draws(seed: int, tree: int, n_rows: int) -> np.ndarray:
-    """How often each row is drawn into tree `tree`'s bootstrap sample (read-only). The same for
-    every alpha, cost exponent and budget, so drawn once for all their forests: drawing it
-    again for each took about 5% of a selection."""
-    rng = np.random.default_rng(derive_seed(seed, "budget_rf", "tree", tree))
-    draws = np.bincount(rng.integers(0, n_rows, size=n_rows), minlength=n_rows)
-    draws.flags.writeable = False
+def bootstrap_draws(seed: int, n_trees: int, n_rows: int) -> np.ndarray:
+    """Row t: how often each row is drawn into tree t's bootstrap sample (trees x rows). The
+    same for every alpha, cost exponent and budget, so `grow_budget_forests` draws them once
+    for all their forests: drawing them again for each took about 5% of a selection."""
+    draws = np.empty((n_trees, n_rows), dtype=np.int64)
+    for tree in range(n_trees):
+        rng = np.random.default_rng(derive_seed(seed, "budget_rf", "tree", tree))
+        draws[tree] = np.bincount(rng.integers(0, n_rows, size=n_rows), minlength=n_rows)
     return draws
 
 
@@ -568,16 +565,21 @@ def grow_budget_forest(
     min_leaf: int,
     paid_features_free: bool,
     sorted_columns: SortedColumns | None = None,
+    draws: np.ndarray | None = None,
 ) -> BudgetForest:
     """Trees for one (alpha, cost exponent) within `budget`: grown within what is left of it
     (`hard_budget`), or added while the union of their features fits it (the literal rule).
 
     The OOB error of the first k trees is over the training rows out of bag for at least one
     of them (the majority class's error for k = 0); tied votes go to the majority class.
+    `sorted_columns` and `draws` (`bootstrap_draws`) may be passed in when computed once for
+    several forests.
     """
     n_rows = X.shape[0]
     if sorted_columns is None:
         sorted_columns = SortedColumns.of(X)
+    if draws is None:
+        draws = bootstrap_draws(seed, n_trees_max, n_rows)
     tie_label = majority_class(y)
     costs = FeatureCosts.of(costs)
     ledger = BudgetLedger.empty(costs, budget) if hard_budget else None
@@ -589,12 +591,11 @@ def grow_budget_forest(
     trees = []
     union_cost, oob_mmce, acquisition_cost = [0.0], [_vote_error(class_votes, y, tie_label)], [0.0]
     for index in range(n_trees_max):
-        draws = bootstrap_draws(seed, index, n_rows)
         tree = grow_greedy_tree(
             X,
             sorted_columns,
             y,
-            draws,
+            draws[index],
             static_costs,
             alpha=alpha,
             cost_exponent=cost_exponent,
@@ -611,7 +612,7 @@ def grow_budget_forest(
         used = with_tree
         trees.append(tree)
         predicted = tree.route(X, acquired)
-        out_of_bag = np.flatnonzero(draws == 0)
+        out_of_bag = np.flatnonzero(draws[index] == 0)
         class_votes[out_of_bag, predicted[out_of_bag]] += 1
         union_cost.append(cost)
         oob_mmce.append(_vote_error(class_votes, y, tie_label))
@@ -656,6 +657,7 @@ def grow_budget_forests(
         min_leaf=min_leaf,
         paid_features_free=paid_features_free,
         sorted_columns=sorted_columns,
+        draws=bootstrap_draws(seed, n_trees_max, X.shape[0]),
     )
 
     def forests_of(alpha: float, exponent: float) -> dict:
