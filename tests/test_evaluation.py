@@ -199,16 +199,15 @@ def test_refits_without_features_predict_the_majority_class_on_every_engine(rng)
 
 def test_refits_on_column_subsets_of_one_training_set_equal_refits_on_the_subset_alone(rng):
     """RefitForests sorts the columns once for all subsets: its forest on a subset (in the
-    subset's order, within `used`) is the forest grown on X[:, subset] alone, on data with
-    missing values, tied values and three classes."""
+    subset's order, within the union of `subsets`) is the forest grown on X[:, subset] alone,
+    on data with missing values, tied values and three classes."""
     X = rng.normal(size=(150, 9))
     X[:, 3] = rng.integers(0, 3, size=150)
     X[rng.random(X.shape) < 0.1] = np.nan
     y = (np.nan_to_num(X[:, 0]) > 0).astype(int) + (np.nan_to_num(X[:, 3]) > 1)
     X_test = rng.normal(size=(80, 9))
     y_test = rng.integers(0, 3, size=80)
-    used = [0, 2, 3, 5, 7, 8]
-    refits = RefitForests(X, y, X_test, y_test, used=used)
+    refits = RefitForests(X, y, X_test, y_test, subsets=[[0, 7], [2, 3, 5], [8]])
     for columns in ([0], [3, 0, 7], [2, 3, 5, 7, 8], []):
         shared = refits.errors(columns, n_trees=30, seed=4)
         alone = refit_errors(X[:, columns], y, X_test[:, columns], y_test, n_trees=30, seed=4)

@@ -15,8 +15,9 @@ generators: their trees differ one by one but follow the same distribution.
 tree seeds (common random numbers), growing a forest on where more trees are asked for.
 """
 
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -280,8 +281,8 @@ class RefitForests:
     trees the columns are sorted once for all subsets, not once per subset: a tree on a subset
     draws its candidates by position in it, so it is the tree a grower on X[:, columns] alone
     grows (msB scores hundreds of models, an evaluation tens of sets, on one training set).
-    `used` names the columns any subset will take (all of X's by default), so that a wide X
-    costs the memory of those only."""
+    `subsets` are the column subsets to be refit: only their columns are kept (all of X's
+    without them), so that a wide X costs the memory of those only."""
 
     def __init__(
         self,
@@ -290,7 +291,7 @@ class RefitForests:
         X_test: np.ndarray | None = None,
         y_test: np.ndarray | None = None,
         *,
-        used: Sequence[int] | None = None,
+        subsets: Iterable[Sequence[int]] | None = None,
         engine: str = "auto",
     ):
         self.engine = resolve_refit_engine(engine)
@@ -299,7 +300,11 @@ class RefitForests:
         self.X_test = X_test if self.with_test else None
         self.y_test = y_test if self.with_test else None
         self.n_classes = max(class_count(y), class_count(y_test) if self.with_test else 2)
-        self.used = np.arange(X.shape[1]) if used is None else np.unique(np.asarray(used, int))
+        self.used = (
+            np.arange(X.shape[1])
+            if subsets is None
+            else np.unique(np.fromiter(itertools.chain.from_iterable(subsets), dtype=np.intp))
+        )
         self.grower = None
         if self.engine == "numba" and self.used.size:
             from costfs.engine.cart import TreeGrower
@@ -324,7 +329,7 @@ class RefitForests:
         X_test, y_test = self.X_test, self.y_test
         outside = columns[~np.isin(columns, self.used)]
         if outside.size:
-            raise ValueError(f"column(s) {outside.tolist()} are not among the refits' `used`")
+            raise ValueError(f"column(s) {outside.tolist()} are not in the refits' `subsets`")
         if columns.size == 0:
             return (
                 *majority_errors(self.y, y_test),

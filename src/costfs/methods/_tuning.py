@@ -30,7 +30,7 @@ def tuned_record(
     `oob_mmce`."""
     costs = FeatureCosts.of(costs)
     sets = [tuple(sorted(int(j) for j in record["features"])) for record in records]
-    refits = RefitForests(X, y, used=sorted({j for features in sets for j in features}))
+    refits = RefitForests(X, y, subsets=sets)
     errors: dict[tuple[int, ...], float] = {}
     scored = []
     for record, features in zip(records, sets, strict=True):

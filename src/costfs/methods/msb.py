@@ -187,7 +187,7 @@ def model_schedule(
     models = sorted(proposers)
     seeds = [derive_seed(seed, "msb", *model) for model in models]
     if resolve_refit_engine(engine) == "numba":
-        refits = RefitForests(X, y, used=sorted({j for model in models for j in model}))
+        refits = RefitForests(X, y, subsets=models)
         errors = [
             refits.errors(model, n_trees=n_trees, seed=model_seed, n_jobs=n_jobs)[0]
             for model, model_seed in zip(models, seeds, strict=True)

@@ -64,8 +64,7 @@ def evaluate_feature_sets(
         raise ValueError(f"metrics {further} need test data")
     rows = []
     distinct = sorted(set(feature_sets))
-    used = sorted({j for features in distinct for j in features})
-    refits = RefitForests(X, y, X_test, y_test, used=used, engine=engine)
+    refits = RefitForests(X, y, X_test, y_test, subsets=distinct, engine=engine)
     with progress_bar("Random Forest refits", total=len(distinct), unit="forest") as shown:
         for features in distinct:
             started = time.perf_counter()
