@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 import costfs
-from costfs.methods import budget_rf
+from costfs.methods import _budget_trees, budget_rf
 from costfs.methods._bcr import BUDGET_TOLERANCE
+from costfs.methods._budget_trees import LEAF
 from costfs.methods.budget_rf import (
-    LEAF,
     BudgetLedger,
     SortedColumns,
     pairs_impurity,
@@ -394,14 +394,14 @@ NODE_PARTS = ("feature", "threshold", "left", "right", "label")
 def reference_route(tree, X, acquired):
     """`GreedyTree.route` in numpy, all rows a level at a time."""
     node = np.zeros(X.shape[0], dtype=np.intp)
-    active = np.flatnonzero(tree.feature[node] != budget_rf.LEAF)
+    active = np.flatnonzero(tree.feature[node] != LEAF)
     while active.size:
         at = node[active]
         features = tree.feature[at]
         acquired[active, features] = True
         goes_left = X[active, features] <= tree.threshold[at]
         node[active] = np.where(goes_left, tree.left[at], tree.right[at])
-        active = active[tree.feature[node[active]] != budget_rf.LEAF]
+        active = active[tree.feature[node[active]] != LEAF]
     return tree.label[node]
 
 
@@ -427,7 +427,7 @@ def test_stored_forests_vote_as_their_trees_route(problem):
             expected_acquired |= tree_acquired
             expected_votes[np.arange(X_test.shape[0]), expected] += 1
         acquired = np.zeros(X_test.shape, dtype=bool)
-        votes = budget_rf._forest_votes(
+        votes = _budget_trees.forest_votes(
             X_test,
             *(arrays[f"node_{part}"] for part in NODE_PARTS),
             start,

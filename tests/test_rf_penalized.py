@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from costfs.core.costs import FeatureCosts
-from costfs.methods import rf_penalized
+from costfs.methods import _penalized_trees, rf_penalized
 from costfs.methods._bcr import BUDGET_TOLERANCE
 from tests.conftest import declared
 
@@ -26,7 +26,7 @@ def gini_decrease(y, weights, goes_left, n_classes):
 def brute_force_split(X, y, weights, candidates, factors, n_classes):
     """Every candidate and every threshold midway between two of the node's distinct values,
     scored by penalised decrease; the first of the largest in (candidate, threshold) order."""
-    best = (rf_penalized.NO_SPLIT, 0.0, -np.inf)
+    best = (_penalized_trees.NO_SPLIT, 0.0, -np.inf)
     for feature, factor in zip(candidates, factors, strict=True):
         values = np.unique(X[:, feature])
         for low, high in itertools.pairwise(values):
@@ -47,7 +47,7 @@ def test_the_split_rule_matches_a_brute_force(seed):
     rows = np.flatnonzero(weights)
     candidates = rng.permutation(6)[:4]
     factors = rng.choice([1.0, 0.5, 0.2], size=4)
-    feature, threshold, score = rf_penalized.best_split(
+    feature, threshold, score = _penalized_trees.best_split(
         X, y, n_classes, weights, rows, candidates, factors
     )
     expected = brute_force_split(X[rows], y[rows], weights[rows], candidates, factors, n_classes)
@@ -59,8 +59,10 @@ def test_the_split_rule_matches_a_brute_force(seed):
 def test_a_constant_node_has_no_split():
     X = np.ones((5, 2))
     y = np.array([0, 1, 0, 1, 1])
-    split = rf_penalized.best_split(X, y, 2, np.ones(5), np.arange(5), np.array([0, 1]), np.ones(2))
-    assert split[0] == rf_penalized.NO_SPLIT
+    split = _penalized_trees.best_split(
+        X, y, 2, np.ones(5), np.arange(5), np.array([0, 1]), np.ones(2)
+    )
+    assert split[0] == _penalized_trees.NO_SPLIT
 
 
 @pytest.fixture
