@@ -406,8 +406,8 @@ def reference_route(tree, X, acquired):
 
 
 def test_stored_forests_vote_as_their_trees_route(problem):
-    """The compiled votes on test rows (`_forest_votes`) and each tree's `route` equal a numpy
-    routing of the rows tree by tree, with the same features acquired per row."""
+    """The compiled votes on test rows (`_budget_trees.forest_votes`) and each tree's `route`
+    equal a numpy routing of the rows tree by tree, with the same features acquired per row."""
     X, y, costs = problem
     arrays = run_method("budget_rf", X, y, costs, [1.0, 3.0], [0, 6], seed=5, n_trees_max=4)
     arrays = arrays.artifacts
