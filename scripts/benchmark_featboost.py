@@ -16,16 +16,27 @@ an exact search has to visit: any other row is farther than the k-th with the ca
 added), and the share of pairs for which that is more than `NEAR_SHARE` of the rows (the pairs
 for which the kernel visits every row).
 
+`--kernels` times other versions of the kernel on the same sample of calls: each source is a
+commit or a `_knn.py` file, loaded as a module of its own (as `benchmark_tree_kernels.py`
+loads `cart.py`); they run in turn, round after round, so that a slow spell of the machine
+falls on all of them alike. Pin it to one core. Per source it prints the median and least
+seconds and whether its votes equal the running kernel's:
+
     .venv/bin/python scripts/benchmark_featboost.py [--seed 1] [--reach]
+    taskset -c 0 .venv/bin/python scripts/benchmark_featboost.py --kernels HEAD /tmp/_knn.py
 """
 
 import argparse
+import statistics
+import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import yaml
+from benchmark_tree_kernels import load_kernels
 
 import costfs.methods._knn as knn
 from costfs.cli import job_threads
@@ -44,14 +55,15 @@ class KernelMeter:
         self.calls, self.triples, self.seconds = 0, 0, 0.0
         self.sample_every = sample_every
         self.sampled = []
-        """Every `sample_every`-th call's selected distances, columns and k (none for 0)."""
+        """Every `sample_every`-th call's arguments (none for 0)."""
 
-    def __call__(self, selected_distances, test_columns, train_columns, *labels_k_classes_near):
-        k = labels_k_classes_near[1]
+    def __call__(self, selected_distances, *columns_labels_k_classes_near):
         if self.sample_every and self.calls % self.sample_every == 0:
-            self.sampled.append((selected_distances, test_columns, train_columns, k))
+            # A copy: the evaluator adds the next step's column to these distances in place.
+            self.sampled.append((selected_distances.copy(), *columns_labels_k_classes_near))
+        test_columns, train_columns = columns_labels_k_classes_near[:2]
         started = time.perf_counter()
-        votes = self.kernel(selected_distances, test_columns, train_columns, *labels_k_classes_near)
+        votes = self.kernel(selected_distances, *columns_labels_k_classes_near)
         self.seconds += time.perf_counter() - started
         self.calls += 1
         self.triples += test_columns.shape[0] * test_columns.shape[1] * train_columns.shape[1]
@@ -62,7 +74,7 @@ class KernelMeter:
         distance is at most the pair's k-th distance."""
         rng = np.random.default_rng(seed)
         shares = []
-        for selected_distances, test_columns, train_columns, k in self.sampled:
+        for selected_distances, test_columns, train_columns, _, k, *_ in self.sampled:
             for _ in range(pairs_per_call):
                 candidate = rng.integers(test_columns.shape[0])
                 row = rng.integers(test_columns.shape[1])
@@ -83,6 +95,14 @@ def main() -> None:
         help="also sample every 10th kernel call for the share of training rows an exact "
         "search has to visit",
     )
+    parser.add_argument(
+        "--kernels",
+        nargs="+",
+        default=[],
+        metavar="SOURCE",
+        help="commits or _knn.py files whose kernels to time on every 10th call",
+    )
+    parser.add_argument("--rounds", type=int, default=4, help="rounds of --kernels")
     args = parser.parse_args()
     config = yaml.safe_load(args.config.read_text())
     real = config["real_data"]
@@ -92,7 +112,8 @@ def main() -> None:
     rng = derive_rng(args.seed, "benchmark_featboost")
     train, _ = split_indices(rng, y.size, real["train_fraction"])
     costs = uniform_costs(rng, X.shape[1], *real["cost_range"])
-    meter = KernelMeter(sample_every=10 if args.reach else 0)
+    modules = kernel_modules(args.kernels)
+    meter = KernelMeter(sample_every=10 if args.reach or args.kernels else 0)
     knn.knn_votes = meter
     # A first call compiles or loads the kernels, as any job's first call does; not timed.
     meter.kernel(np.zeros((1, 3)), np.zeros((1, 1)), np.zeros((1, 3)), np.zeros(3, int), 1, 2, 1)
@@ -125,6 +146,40 @@ def main() -> None:
             f"{np.median(shares):.3f}, 90th percentile {np.quantile(shares, 0.9):.3f}; "
             f"more than NEAR_SHARE = {knn.NEAR_SHARE}: "
             f"{np.mean(shares > knn.NEAR_SHARE):.3f} of the pairs"
+        )
+    if args.kernels:
+        time_kernels(modules, meter, args.rounds)
+
+
+def kernel_modules(sources: list[str]) -> dict:
+    """Each source's kernel module, loaded before the run so that a wrong source fails first."""
+    folder = Path(tempfile.gettempdir()) / "costfs-knn-kernels"
+    folder.mkdir(exist_ok=True)
+    sys.path.insert(0, str(folder))
+    return {
+        source: load_kernels(source, folder, "src/costfs/methods/_knn.py") for source in sources
+    }
+
+
+def time_kernels(modules: dict, meter: KernelMeter, rounds: int) -> None:
+    """Each kernel module on the calls `meter` sampled, in turn, `rounds` times."""
+    expected = [meter.kernel(*call) for call in meter.sampled]
+    for module in modules.values():  # compiles or loads the kernel before any timing
+        module.knn_votes(*meter.sampled[0])
+    seconds = {source: [] for source in modules}
+    same = dict.fromkeys(modules, True)
+    for _ in range(rounds):
+        for source, module in modules.items():
+            started = time.perf_counter()
+            votes = [module.knn_votes(*call) for call in meter.sampled]
+            seconds[source].append(time.perf_counter() - started)
+            same[source] &= all(map(np.array_equal, votes, expected))
+    print(f"  kernels on {len(meter.sampled)} sampled calls, {rounds} rounds:")
+    width = max(map(len, modules))
+    for source in modules:
+        print(
+            f"  {source:>{width}}  median {statistics.median(seconds[source]):.2f} s, least "
+            f"{min(seconds[source]):.2f} s, votes {'equal' if same[source] else 'DIFFER'}"
         )
 
 

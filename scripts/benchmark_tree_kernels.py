@@ -36,19 +36,20 @@ CART = "src/costfs/engine/cart.py"
 WORKLOADS = ("forest", "sets")
 
 
-def load_kernels(source: str, folder: Path):
-    """The cart module of a commit, or of a file if `source` is one; its compiled kernels are
-    cached beside its copy in `folder`, so a second run does not compile them again."""
+def load_kernels(source: str, folder: Path, path: str = CART):
+    """The module at `path` (the cart module by default) of a commit, or of a file if `source`
+    is one; its compiled kernels are cached beside its copy in `folder`, so a second run does
+    not compile them again."""
     if Path(source).is_file():
         text = Path(source).read_text()
     else:
         text = subprocess.run(
-            ["git", "-C", str(REPO), "show", f"{source}:{CART}"],
+            ["git", "-C", str(REPO), "show", f"{source}:{path}"],
             check=True,
             capture_output=True,
             text=True,
         ).stdout
-    name = "cart_" + hashlib.sha1(text.encode()).hexdigest()[:12]
+    name = f"{Path(path).stem.lstrip('_')}_" + hashlib.sha1(text.encode()).hexdigest()[:12]
     path = folder / f"{name}.py"
     if not path.exists():
         path.write_text(text)
