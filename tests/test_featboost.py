@@ -60,10 +60,10 @@ class ScriptedModels:
         return importance
 
     def accuracy(self, features):
-        return self.accuracy_by_set[features]
+        return self.accuracy_by_set[tuple(sorted(features))]
 
     def accuracies(self, selected, candidates):
-        return np.array([self.accuracy(tuple(sorted((*selected, int(j))))) for j in candidates])
+        return np.array([self.accuracy((*selected, int(j))) for j in candidates])
 
     def loss(self, features):
         return np.array([1.0, 2.0, 3.0, 4.0]) if features == (0,) else np.array([2.0, 1, 1, 1])
@@ -307,3 +307,15 @@ def test_knn_votes_skipping_far_rows_equal_the_brute_force_for_any_near_share(va
     for near in (0, n_near, n_train):
         votes = _knn.knn_votes(selected, test[2:], train[2:], labels, k, n_classes, near)
         assert np.array_equal(votes, expected)
+
+
+def test_accuracies_are_memoised_in_the_order_of_selection():
+    """k-NN adds up the columns' distances in the order of selection, so a set reached in
+    another order is scored in that order, not served the first order's accuracy."""
+    X, y, _ = random_instance(np.random.default_rng(4))
+    models = small_models(X, y)
+    models.accuracies((2, 0), np.array([1]))
+    models.accuracies((0, 2), np.array([1]))
+    assert {(2, 0, 1), (0, 2, 1)} <= models.accuracy_memo.keys()
+    fresh = small_models(X, y)
+    assert models.accuracy((0, 2, 1)) == fresh.accuracies((0, 2), np.array([1]))[0]

@@ -11,8 +11,8 @@ name is the method's name, its config key (`methods.<name>`), its workflow wildc
   stage that uses it (`prepare`, `select` or both);
 - `engines`: the Random Forest engines its selection's forests can run on, preferred first
   (empty: it grows no forest), and `preparation_engines` where `prepare`'s forests differ;
-- `parallel_selection`: whether its selection grows many forests side by side and so wants
-  several threads in the workflow;
+- `parallel_selection`: whether its selection runs many pieces of work side by side (forests,
+  FeatBoost's paths) and so wants several threads in the workflow;
 - `missing_values`: how it handles missing values (NaN) in X: "native" where its model routes
   them itself, else the one declared rule it applies;
 - `colour`: its colour in the figures (a stable colour from its name when not given);

@@ -63,7 +63,10 @@ def xgboost_importance(
 
 class GainImportancePreparation:
     """The cost-free part of a method that ranks by XGBoost gain importance: the importances
-    of one model on all features, computed once per data set (`prepared["scores"]`)."""
+    of one model on all features, computed once per data set (`prepared["scores"]`), on one
+    thread whatever `n_jobs`: XGBoost's histogram sums, and so its gains, depend on how many
+    threads add them up, and the ranking must not depend on a job's cores (FeatBoost's fits in
+    `select`, on one thread each, return to it on a reset)."""
 
     def prepare(
         self, X, y, *, seed, n_jobs, engine, n_estimators, max_depth, learning_rate, max_bin
@@ -76,6 +79,6 @@ class GainImportancePreparation:
             learning_rate=learning_rate,
             max_bin=max_bin,
             seed=seed,
-            n_jobs=n_jobs,
+            n_jobs=1,
         )
         return {"scores": scores}

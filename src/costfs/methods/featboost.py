@@ -50,14 +50,21 @@ leave budget unused: records carry `unused_budget` and `resets`.
 
 Sharing work. Affordability differs between budgets, so each (xi, budget) runs its own path,
 but all paths of one call share three memos, each keyed by exactly what its result depends on:
-H1's importances by the weight vector, H2's CV accuracy by the sorted feature set (fixed folds,
-deterministic H2), H1's losses by the sorted selected set. The k-NN evaluator keeps, per fold,
+H1's importances by the weight vector, H2's CV accuracy by the features in their order of
+selection (fixed folds, deterministic H2; k-NN adds up the columns' distances in that order),
+H1's losses by the sorted selected set. The k-NN evaluator keeps, per fold,
 the distances on the last selected set it scored, to which a path's next step adds one column.
 Paths of different budgets share all their work until a budget binds, and a reset returns to
 the ranking with equal weights, which `prepare` computes once per data set (H1 has no random
-parts, so it is the ranking `select` would compute).
+parts, so it is the ranking `select` would compute). The values of xi run on `n_jobs` threads,
+each xi's budgets one after the other in one thread, all sharing the memos: as each memo holds
+the value any path would compute, which thread computes it first cannot change a selection.
+Every H1 fit runs on one thread (`prepare`'s too), as XGBoost's gains depend on how many
+threads add up its histograms: the selections are the same on one thread or several.
 """
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -110,7 +117,6 @@ class FeatBoostModels:
         max_depth: int,
         learning_rate: float,
         max_bin: int,
-        n_jobs: int = 1,
         equal_weight_importance: np.ndarray | None = None,
     ):
         self.X = np.asarray(X, dtype=float)
@@ -124,7 +130,9 @@ class FeatBoostModels:
             learning_rate=learning_rate,
             max_bin=max_bin,
             seed=seed,
-            n_jobs=n_jobs,
+            # One thread per fit, whatever the paths' threads: XGBoost's histogram sums, and
+            # so its gains, depend on how many threads add them up.
+            n_jobs=1,
         )
         smallest_class = int(np.bincount(self.y).min())
         if smallest_class < n_folds:
@@ -141,9 +149,7 @@ class FeatBoostModels:
         )
         self.folds = list(splitter.split(self.X, self.y))
         self.fold_columns = [self._evaluated_columns(train, test) for train, test in self.folds]
-        self.fold_distances: list[tuple[tuple[int, ...], np.ndarray] | None] = [None] * len(
-            self.folds
-        )
+        self._thread_state = threading.local()
         self.importance_memo: dict[bytes, np.ndarray] = {}
         if equal_weight_importance is not None:
             equal = self.equal_weights().tobytes()
@@ -165,6 +171,15 @@ class FeatBoostModels:
         )
 
     @property
+    def fold_distances(self) -> list[tuple[tuple[int, ...], np.ndarray] | None]:
+        """Per fold, the last selected set this thread scored and its distances: each thread
+        runs one path at a time, whose next step adds one column to its last set."""
+        kept = getattr(self._thread_state, "fold_distances", None)
+        if kept is None:
+            kept = self._thread_state.fold_distances = [None] * len(self.folds)
+        return kept
+
+    @property
     def n_rows(self) -> int:
         return self.y.size
 
@@ -181,14 +196,18 @@ class FeatBoostModels:
         return self.importance_memo[key]
 
     def accuracy(self, features: tuple[int, ...]) -> float:
-        """H2's cross-validated accuracy on the sorted set `features`."""
+        """H2's cross-validated accuracy on `features`, in the order a path selected them."""
         if features not in self.accuracy_memo:
             self.accuracies(features[:-1], np.array(features[-1:]))
         return self.accuracy_memo[features]
 
     def accuracies(self, selected: tuple[int, ...], candidates: np.ndarray) -> np.ndarray:
-        """H2's cross-validated accuracy on `selected` plus each candidate (mean over folds)."""
-        keys = [tuple(sorted((*selected, int(j)))) for j in candidates]
+        """H2's cross-validated accuracy on `selected` plus each candidate (mean over folds).
+        Memoised by the features in their order, not as a set: k-NN sums the columns' squared
+        distances in that order, and another order can round a distance, and so break a tie
+        at the k-th, otherwise. Keyed by the set, a path would get whichever order another
+        path reached the set in first, and its selection would depend on the other paths."""
+        keys = [(*selected, int(j)) for j in candidates]
         missing = [k for k, key in enumerate(keys) if key not in self.accuracy_memo]
         if missing:
             new_candidates = np.asarray(candidates, dtype=int)[missing]
@@ -325,7 +344,7 @@ def featboost_path(
         if is_new[best] and gains[best] > epsilon:
             selected.append(int(candidates[best]))
             spent += costs[candidates[best]]
-            accuracy = models.accuracy(tuple(sorted(selected)))
+            accuracy = models.accuracy(tuple(selected))
             loss = models.loss(tuple(sorted(selected)))
             weights = weights * loss / previous_loss
             weights *= weights.size / weights.sum()
@@ -386,6 +405,8 @@ class FeatBoost(GainImportancePreparation, Method):
         "native: XGBoost learns each split's side for missing values; the k-NN evaluator "
         "replaces a missing standardised value by 0, the training fold's mean"
     )
+    # Its (xi, budget) paths run on the job's threads.
+    parallel_selection = True
     colour = "#56B4E9"
 
     def select(
@@ -425,13 +446,14 @@ class FeatBoost(GainImportancePreparation, Method):
             max_depth=max_depth,
             learning_rate=learning_rate,
             max_bin=max_bin,
-            n_jobs=n_jobs,
             equal_weight_importance=prepared["scores"],
         )
-        records = []
-        for xi in grid:
-            for budget in budgets:
-                path = featboost_path(
+
+        def run(xi: float) -> list[FeatBoostPath]:
+            """The paths of one xi, budget after budget: they share their steps until a budget
+            binds, and one after the other the memos serve all but the first."""
+            return [
+                featboost_path(
                     models,
                     costs,
                     budget,
@@ -441,16 +463,27 @@ class FeatBoost(GainImportancePreparation, Method):
                     max_features_selected=max_features_selected,
                     reset_rule=reset_rule,
                 )
-                features = np.sort(np.asarray(path.features, dtype=int))
-                records.append(
-                    {
-                        "value": xi,
-                        "budget": budget,
-                        "features": features,
-                        "unused_budget": float(budget - costs.total(features)),
-                        "resets": path.resets,
-                    }
-                )
+                for budget in budgets
+            ]
+
+        # The values of xi on the job's threads, sharing the memos: a value memoised is the one
+        # any path would compute (each memo is keyed by all its value depends on), so which
+        # thread computes it first cannot change a selection.
+        with ThreadPoolExecutor(max_workers=max(1, n_jobs)) as pool:
+            paths = [path for xi_paths in pool.map(run, grid) for path in xi_paths]
+        runs = [(xi, budget) for xi in grid for budget in budgets]
+        records = []
+        for (xi, budget), path in zip(runs, paths, strict=True):
+            features = np.sort(np.asarray(path.features, dtype=int))
+            records.append(
+                {
+                    "value": xi,
+                    "budget": budget,
+                    "features": features,
+                    "unused_budget": float(budget - costs.total(features)),
+                    "resets": path.resets,
+                }
+            )
         return Selection(records)
 
 
