@@ -3,7 +3,8 @@
 One replicate of config/reproduction.yaml's FeatBoost on spambase: a random two-thirds
 training split of data/spambase.csv.gz, uniform costs in the config's `cost_range`, its
 budgets and xi grid, its FeatBoost parameters, preparation included, one thread (the
-thread limit of a one-thread job). It times the k-NN evaluator's kernel and counts the
+thread limit of a one-thread job; `--threads 2` runs the paths on two, as the workflow's
+selection job does). It times the k-NN evaluator's kernel and counts the
 (candidate, test row, training row) triples a brute force would score, and prints the
 selection's seconds, the kernel's seconds, its nanoseconds per brute-force triple and the
 seconds of everything else (XGBoost's fits, the memos, the paths).
@@ -30,6 +31,7 @@ import argparse
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -53,6 +55,7 @@ class KernelMeter:
     def __init__(self, sample_every: int = 0):
         self.kernel = knn.knn_votes
         self.calls, self.triples, self.seconds = 0, 0, 0.0
+        self.lock = threading.Lock()
         self.sample_every = sample_every
         self.sampled = []
         """Every `sample_every`-th call's arguments (none for 0)."""
@@ -64,9 +67,10 @@ class KernelMeter:
         test_columns, train_columns = columns_labels_k_classes_near[:2]
         started = time.perf_counter()
         votes = self.kernel(selected_distances, *columns_labels_k_classes_near)
-        self.seconds += time.perf_counter() - started
-        self.calls += 1
-        self.triples += test_columns.shape[0] * test_columns.shape[1] * train_columns.shape[1]
+        with self.lock:  # the paths' threads call it at the same time
+            self.seconds += time.perf_counter() - started
+            self.calls += 1
+            self.triples += test_columns.shape[0] * test_columns.shape[1] * train_columns.shape[1]
         return votes
 
     def reach(self, pairs_per_call: int = 20, seed: int = 0) -> np.ndarray:
@@ -103,6 +107,7 @@ def main() -> None:
         help="commits or _knn.py files whose kernels to time on every 10th call",
     )
     parser.add_argument("--rounds", type=int, default=4, help="rounds of --kernels")
+    parser.add_argument("--threads", type=int, default=1, help="the job's threads")
     args = parser.parse_args()
     config = yaml.safe_load(args.config.read_text())
     real = config["real_data"]
@@ -117,9 +122,9 @@ def main() -> None:
     knn.knn_votes = meter
     # A first call compiles or loads the kernels, as any job's first call does; not timed.
     meter.kernel(np.zeros((1, 3)), np.zeros((1, 1)), np.zeros((1, 3)), np.zeros(3, int), 1, 2, 1)
-    # With the thread limit of a one-thread job, which XGBoost's OpenMP runtime reads as it
-    # loads (`costfs.cli.job_threads`).
-    with job_threads(1):
+    # With the thread limit of the job, which XGBoost's OpenMP runtime reads as it loads
+    # (`costfs.cli.job_threads`).
+    with job_threads(args.threads):
         started = time.perf_counter()
         load_method("featboost").prepare_and_select(
             X[train],
@@ -128,16 +133,22 @@ def main() -> None:
             real["datasets"]["spambase"]["budgets"],
             config["xi_grid"],
             seed=args.seed,
+            n_jobs=args.threads,
             **config["methods"]["featboost"],
         )
         total = time.perf_counter() - started
-    print(f"FeatBoost on spambase ({train.size} training rows), one replicate, one thread:")
+    print(
+        f"FeatBoost on spambase ({train.size} training rows), one replicate, "
+        f"{args.threads} thread(s):"
+    )
     print(f"  selection, preparation included: {total:.1f} s")
     print(
-        f"  k-NN kernel: {meter.seconds:.1f} s in {meter.calls} calls, {meter.triples:.3g} "
+        f"  k-NN kernel: {meter.seconds:.1f} s (summed over threads) in {meter.calls} calls, "
+        f"{meter.triples:.3g} "
         f"triples, {1e9 * meter.seconds / meter.triples:.2f} ns per triple"
     )
-    print(f"  the rest (XGBoost's fits, memos, paths): {total - meter.seconds:.1f} s")
+    if args.threads == 1:
+        print(f"  the rest (XGBoost's fits, memos, paths): {total - meter.seconds:.1f} s")
     if args.reach:
         shares = meter.reach()
         print(
