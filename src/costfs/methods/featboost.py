@@ -52,13 +52,15 @@ Sharing work. Affordability differs between budgets, so each (xi, budget) runs i
 but all paths of one call share three memos, each keyed by exactly what its result depends on:
 H1's importances by the weight vector, H2's CV accuracy by the features in their order of
 selection (fixed folds, deterministic H2; k-NN adds up the columns' distances in that order),
-H1's losses by the sorted selected set. The k-NN evaluator keeps, per fold,
-the distances on the last selected set it scored, to which a path's next step adds one column.
+H1's losses by the sorted selected set. The k-NN evaluator keeps, per fold, the distances on
+the last selected set it scored, to which a path's next step adds one column.
 Paths of different budgets share all their work until a budget binds, and a reset returns to
 the ranking with equal weights, which `prepare` computes once per data set (H1 has no random
 parts, so it is the ranking `select` would compute). The values of xi run on `n_jobs` threads,
 each xi's budgets one after the other in one thread, all sharing the memos: as each memo holds
 the value any path would compute, which thread computes it first cannot change a selection.
+Each thread keeps its own distances per fold (held-out x training rows of the fold, 8 bytes
+each), so the k-NN evaluator's memory grows with the threads.
 Every H1 fit runs on one thread (`prepare`'s too), as XGBoost's gains depend on how many
 threads add up its histograms: the selections are the same on one thread or several.
 """
@@ -469,7 +471,7 @@ class FeatBoost(GainImportancePreparation, Method):
         # The values of xi on the job's threads, sharing the memos: a value memoised is the one
         # any path would compute (each memo is keyed by all its value depends on), so which
         # thread computes it first cannot change a selection.
-        with ThreadPoolExecutor(max_workers=max(1, n_jobs)) as pool:
+        with ThreadPoolExecutor(max_workers=max(1, min(n_jobs, len(grid)))) as pool:
             paths = [path for xi_paths in pool.map(run, grid) for path in xi_paths]
         runs = [(xi, budget) for xi in grid for budget in budgets]
         records = []
