@@ -35,11 +35,12 @@ def xgboost_classifier(
     learning_rate: float,
     max_bin: int,
     seed: int,
-    n_jobs: int,
 ) -> "XGBClassifier":
     """The XGBoost model of the FeatBoost paper; importances are gains. `max_bin` is the number
     of histogram bins per feature (XGBoost's default 256; the paper's XGBoost 0.90 split
-    exactly on data this small): 64 bins fit about 3x faster on 500 rows x 200 features."""
+    exactly on data this small): 64 bins fit about 3x faster on 500 rows x 200 features.
+    One thread, whatever the job's: XGBoost's histogram sums, and so its gains, depend on how
+    many threads add them up, and no result may depend on a job's cores."""
     xgboost = import_optional("xgboost", extra="related", needed_by="XGBoost-based selection")
     return xgboost.XGBClassifier(
         n_estimators=int(n_estimators),
@@ -48,7 +49,7 @@ def xgboost_classifier(
         max_bin=int(max_bin),
         importance_type="gain",
         random_state=seed % 2**31,
-        n_jobs=n_jobs,
+        n_jobs=1,
     )
 
 
@@ -63,10 +64,7 @@ def xgboost_importance(
 
 class GainImportancePreparation:
     """The cost-free part of a method that ranks by XGBoost gain importance: the importances
-    of one model on all features, computed once per data set (`prepared["scores"]`), on one
-    thread whatever `n_jobs`: XGBoost's histogram sums, and so its gains, depend on how many
-    threads add them up, and the ranking must not depend on a job's cores (FeatBoost's fits in
-    `select`, on one thread each, return to it on a reset)."""
+    of one model on all features, computed once per data set (`prepared["scores"]`)."""
 
     def prepare(
         self, X, y, *, seed, n_jobs, engine, n_estimators, max_depth, learning_rate, max_bin
@@ -79,6 +77,5 @@ class GainImportancePreparation:
             learning_rate=learning_rate,
             max_bin=max_bin,
             seed=seed,
-            n_jobs=1,
         )
         return {"scores": scores}

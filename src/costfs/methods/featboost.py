@@ -61,8 +61,9 @@ each xi's budgets one after the other in one thread, all sharing the memos: as e
 the value any path would compute, which thread computes it first cannot change a selection.
 Each thread keeps its own distances per fold (held-out x training rows of the fold, 8 bytes
 each), so the k-NN evaluator's memory grows with the threads.
-Every H1 fit runs on one thread (`prepare`'s too), as XGBoost's gains depend on how many
-threads add up its histograms: the selections are the same on one thread or several.
+Every H1 fit runs on one thread (`costfs.methods._xgboost.xgboost_classifier`), as XGBoost's
+gains depend on how many threads add up its histograms: the selections are the same on one
+thread or several.
 """
 
 import threading
@@ -132,9 +133,6 @@ class FeatBoostModels:
             learning_rate=learning_rate,
             max_bin=max_bin,
             seed=seed,
-            # One thread per fit, whatever the paths' threads: XGBoost's histogram sums, and
-            # so its gains, depend on how many threads add them up.
-            n_jobs=1,
         )
         smallest_class = int(np.bincount(self.y).min())
         if smallest_class < n_folds:
@@ -472,20 +470,20 @@ class FeatBoost(GainImportancePreparation, Method):
         # any path would compute (each memo is keyed by all its value depends on), so which
         # thread computes it first cannot change a selection.
         with ThreadPoolExecutor(max_workers=max(1, min(n_jobs, len(grid)))) as pool:
-            paths = [path for xi_paths in pool.map(run, grid) for path in xi_paths]
-        runs = [(xi, budget) for xi in grid for budget in budgets]
+            paths_per_xi = list(pool.map(run, grid))
         records = []
-        for (xi, budget), path in zip(runs, paths, strict=True):
-            features = np.sort(np.asarray(path.features, dtype=int))
-            records.append(
-                {
-                    "value": xi,
-                    "budget": budget,
-                    "features": features,
-                    "unused_budget": float(budget - costs.total(features)),
-                    "resets": path.resets,
-                }
-            )
+        for xi, paths in zip(grid, paths_per_xi, strict=True):
+            for budget, path in zip(budgets, paths, strict=True):
+                features = np.sort(np.asarray(path.features, dtype=int))
+                records.append(
+                    {
+                        "value": xi,
+                        "budget": budget,
+                        "features": features,
+                        "unused_budget": float(budget - costs.total(features)),
+                        "resets": path.resets,
+                    }
+                )
         return Selection(records)
 
 
