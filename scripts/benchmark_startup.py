@@ -4,8 +4,9 @@ For each stage command (and, for the method stages, each method) it runs a fresh
 `--repeats` times under `python -X importtime`, importing what that job imports before its
 work: the command's parser (`costfs.cli.parser`, which imports only the command's module) and
 the method's module. It prints the median total import time per command and method as
-Markdown, with the heaviest packages. A selection or evaluation job imports pandas when it
-writes or reads its table; the table says where pandas is part of the start.
+Markdown, with the heaviest packages. A selection job imports pyarrow (not pandas) when it
+writes its table; an evaluation job reads and writes its tables with pyarrow from the start
+(counted); the table says where pandas is part of the start.
 
 A job that grows trees pays more before its first tree: numba loads the compiled kernels from
 its cache, and loading them imports scipy.linalg (numba's check for a BLAS). `--first-kernel`
@@ -33,7 +34,17 @@ STAGES = {
     "evaluate": "methods",
     "aggregate": None,
 }
-PACKAGES = ("pandas", "numpy", "numba", "sklearn", "scipy", "xgboost", "jsonschema", "joblib")
+PACKAGES = (
+    "pandas",
+    "pyarrow",
+    "numpy",
+    "numba",
+    "sklearn",
+    "scipy",
+    "xgboost",
+    "jsonschema",
+    "joblib",
+)
 LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)")
 
 

@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+import sklearn.datasets
 
+from costfs.cli import storage
 from costfs.methods import method_names
 from tests.conftest import REPO
 
@@ -98,15 +101,68 @@ take seconds to minutes, where the start matters little."""
 
 
 @pytest.mark.parametrize("method", method_names())
-def test_a_preparation_or_selection_job_starts_without_pandas_jsonschema_or_joblib(method):
-    """Job start-up: pandas alone takes about 0.25 s to import, jsonschema and joblib about
-    0.05 s each; a preparation writes arrays only and a selection needs pandas only to write
-    its table, so neither pays them at its start, but for what the method itself needs."""
+def test_a_stage_job_of_a_method_starts_without_pandas_jsonschema_or_joblib(method):
+    """Job start-up: pandas alone takes 0.3-0.4 s to import, jsonschema and joblib about
+    0.05 s each; a preparation writes arrays only, a selection and an evaluation pass tables
+    on with pyarrow, so none pays them at its start, but for what the method itself needs."""
     parsers = (
-        "import costfs.cli as cli; cli.parser('prepare-method'), cli.parser('select-features')"
+        "import costfs.cli as cli; cli.parser('prepare-method'), cli.parser('select-features'), "
+        "cli.parser('evaluate')"
     )
     loaded = loaded_at_start(parsers, method, {"pandas", "jsonschema", "joblib"})
     assert loaded <= LOADED_BY_THE_METHOD.get(method, set())
+
+
+def test_a_selection_and_its_evaluation_run_without_pandas(tmp_path):
+    """pandas takes 0.3-0.4 s to import; the selection and evaluation jobs only pass tables
+    on, so they read and write them with pyarrow (about 0.05 s) from start to end."""
+    X, y = sklearn.datasets.make_classification(n_samples=90, n_features=5, random_state=0)
+    train, test, costs = tmp_path / "train.npz", tmp_path / "test.npz", tmp_path / "costs.npz"
+    names = np.array([f"x{j}" for j in range(5)])
+    storage.write_arrays(train, {"X": X[:60], "y": y[:60], "feature_names": names})
+    storage.write_arrays(test, {"X": X[60:], "y": y[60:], "feature_names": names})
+    storage.write_arrays(costs, {"costs": np.linspace(0.2, 1.0, 5)})
+    common = ["--study-seed", "1", "--method", "auc", "--dataset", "toy", "--reps", "1"]
+    jobs = [
+        ["prepare-method", *common, "--data", train, "--out", tmp_path / "prepared"],
+        [
+            "select-features",
+            *common,
+            "--data",
+            train,
+            "--prepared",
+            tmp_path / "prepared" / "rep~1.npz",
+        ]
+        + [
+            "--costs",
+            costs,
+            "--budgets",
+            "[1, 2]",
+            "--grid",
+            "[0, 1]",
+            "--out",
+            tmp_path / "selected",
+        ],
+        ["evaluate", *common, "--problem", "toy", "--kind", "real", "--costs", costs]
+        + [
+            "--selections",
+            tmp_path / "selected" / "rep~1.parquet",
+            "--train",
+            train,
+            "--test",
+            test,
+        ]
+        + ["--artifacts", tmp_path / "selected" / "rep~1.artifacts.npz", "--n-trees", "10"]
+        + ["--out", tmp_path / "runs.parquet"],
+    ]
+    program = "import sys, costfs.cli as cli\n"
+    program += "".join(f"assert cli.main({[str(part) for part in job]!r}) == 0\n" for job in jobs)
+    program += "print('pandas' in sys.modules)"
+    run = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert run.stdout.strip() == "False"
+    assert len(storage.read_table(tmp_path / "runs.parquet")) == 4
 
 
 @pytest.mark.parametrize("method", method_names())

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from method_docs import DOCUMENTS, updated
 from sklearn.base import clone
@@ -16,6 +17,8 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import costfs
+from costfs.cli import storage
+from costfs.cli.stages.selection import selection_table
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
 from costfs.methods import load_method, method_names
@@ -222,6 +225,31 @@ def test_same_seed_same_selection_on_one_thread_or_two(method, problem):
     ]
     for first, second in zip(*(run.records for run in runs), strict=True):
         assert np.array_equal(first["features"], second["features"])
+
+
+def test_the_selection_table_reads_as_pandas_would_have_written_it(method, problem, tmp_path):
+    # The selection job writes its table without pandas; the evaluation and BudgetRF's join
+    # read it, and it must hold what a table built by pandas from the records would hold.
+    X, y, costs = problem
+    selection = run_method(method, X, y, costs, [0.8, 2], grid_of(method), **small(method))
+    storage.write_table(
+        tmp_path / "written.parquet", selection_table(load_method(method), selection, "numba")
+    )
+    expected = pd.DataFrame(selection.records).astype({"value": float})
+    expected["features"] = [np.asarray(f, dtype=np.int64).tolist() for f in expected["features"]]
+    hyperparameter = load_method(method).hyperparameter
+    expected.insert(0, "hyperparameter", "" if hyperparameter is None else hyperparameter.name)
+    expected["selection_engine"] = "numba"
+    storage.write_table(tmp_path / "expected.parquet", expected)
+    schemas = [
+        pq.read_schema(tmp_path / f"{name}.parquet").remove_metadata()
+        for name in ("written", "expected")
+    ]
+    assert schemas[0] == schemas[1]
+    pd.testing.assert_frame_equal(
+        storage.read_table(tmp_path / "written.parquet"),
+        storage.read_table(tmp_path / "expected.parquet"),
+    )
 
 
 def test_preparation_is_reused_across_budgets_and_hyperparameter(method, problem, monkeypatch):

@@ -1,12 +1,13 @@
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from scipy.stats import ttest_ind
 
 from costfs.engine.forest import forest_errors, majority_class
 from costfs.engine.trees import RefitForests, refit_errors
 from costfs.study.aggregation import choose_strategies, summarise
-from costfs.study.evaluation import evaluate_feature_sets
+from costfs.study.evaluation import RUN_KEYS, evaluate_feature_sets, refit_feature_sets, run_table
 
 
 @pytest.fixture
@@ -45,6 +46,64 @@ def test_each_distinct_set_is_evaluated_once_and_seeded_by_the_set(data):
     )
     informative, noise = results.set_index("features").loc[[(0, 1), (2,)], "test_mmce"]
     assert informative < 0.1 < noise
+
+
+def test_the_runs_table_joins_each_selection_to_its_refit_typed_as_pandas_types_it(data):
+    X, y, X_test, y_test = data
+    text = pa.large_string()
+    selection = pa.table(
+        {
+            "hyperparameter": pa.array(["xi"] * 3, text),
+            "value": [0.0, 1.0, 1.0],
+            "budget": [2, 2, 5],
+            "features": pa.array([[0, 1], [2], [0, 1]], pa.list_(pa.int64())),
+            "unused_budget": pa.array([0.5, None, 1.0], pa.float64()),
+            "selection_engine": pa.array(["numba"] * 3, text),
+        }
+    )
+    refits = refit_feature_sets(
+        X, y, X_test, y_test, [(0, 1), (2,)], n_trees=20, seed_parts=(1,), metrics=["auc"]
+    )
+    runs = run_table(
+        selection,
+        refits,
+        np.array([0.5, 1.0, 2.0, 1.0, 1.0]),
+        identity={"problem": "p", "kind": "real", "dataset": "d", "rep": 3, "method": "m"},
+        engine="sklearn",
+        feature_names=list("abcde"),
+        extra_columns={"own_mmce": [0.1, 0.2, 0.3]},
+    )
+    assert runs.column_names[: len(RUN_KEYS)] == RUN_KEYS
+    by_set = {refit["features"]: refit for refit in refits}
+    rows = runs.to_pylist()
+    assert [row["test_mmce"] for row in rows] == [
+        by_set[s]["test_mmce"] for s in [(0, 1), (2,), (0, 1)]
+    ]
+    assert [row["test_auc"] for row in rows] == [
+        by_set[s]["test_auc"] for s in [(0, 1), (2,), (0, 1)]
+    ]
+    errors = {"oob_mmce", "test_mmce", "test_auc"}
+    assert {name: value for name, value in rows[1].items() if name not in errors} == {
+        "problem": "p",
+        "kind": "real",
+        "dataset": "d",
+        "rep": 3,
+        "method": "m",
+        "hyperparameter": "xi",
+        "hyperparameter_value": 1.0,
+        "budget": 2,
+        "features": [2],
+        "unused_budget": None,
+        "own_mmce": 0.2,
+        "n_selected": 1,
+        "cost": 2.0,
+        "engine": "sklearn",
+        "selection_engine": "numba",
+        "feature_names": ["c"],
+    }
+    # What aggregate_results reads through pandas and writes again keeps every type.
+    round_trip = pa.Table.from_pandas(runs.to_pandas(), preserve_index=False)
+    assert round_trip.schema.remove_metadata() == runs.schema
 
 
 def test_forest_errors_do_not_depend_on_threads(data):

@@ -15,6 +15,7 @@ from costfs.core.errors import DataError
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 
 def _write_atomically(path: str | Path, write: Callable[[io.BytesIO], None]) -> None:
@@ -62,11 +63,19 @@ def read_arrays(path: str | Path) -> dict[str, np.ndarray]:
         raise _unreadable(path, error) from None
 
 
-def write_table(path: str | Path, table: "pd.DataFrame") -> None:
+def write_table(path: str | Path, table: "pd.DataFrame | pa.Table") -> None:
+    """A pandas DataFrame or a pyarrow Table as Parquet: the stage jobs that only pass tables
+    on (selection, evaluation) build pyarrow Tables, so they never import pandas."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     # No pandas index and a fixed writer: the same table gives the same bytes on every run.
-    _write_atomically(
-        path, lambda stream: table.to_parquet(stream, index=False, compression="zstd")
-    )
+    if isinstance(table, pa.Table):
+        _write_atomically(path, lambda stream: pq.write_table(table, stream, compression="zstd"))
+    else:
+        _write_atomically(
+            path, lambda stream: table.to_parquet(stream, index=False, compression="zstd")
+        )
 
 
 def write_text(path: str | Path, text: str) -> None:
@@ -82,5 +91,16 @@ def read_table(path: str | Path) -> "pd.DataFrame":
 
     try:
         return pd.read_parquet(path)
+    except (OSError, ValueError) as error:
+        raise _unreadable(path, error) from None
+
+
+def read_arrow_table(path: str | Path) -> "pa.Table":
+    """A Parquet file as a pyarrow Table (`pq.read_table` would import pandas)."""
+    import pyarrow.parquet as pq
+
+    try:
+        with pq.ParquetFile(path) as parquet:
+            return parquet.read()
     except (OSError, ValueError) as error:
         raise _unreadable(path, error) from None

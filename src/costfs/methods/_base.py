@@ -364,7 +364,8 @@ class Method:
 
     def evaluation_columns(self, selection, artifacts, X_test, y_test, costs):
         """Extra columns of `runs.parquet` from the method's own model on the test rows, one
-        row per row of `selection` (the selection table). The default: none."""
+        row per row of `selection` (the selection table, a pyarrow Table), as a mapping of
+        column names to sequences (a DataFrame is one). The default: none."""
         return None
 
     def choose_record(self, records: Sequence[dict]) -> dict:

@@ -435,7 +435,7 @@ def ensemble_test_metrics(
 
     `forests` is the array dict `select` keeps (`forests_to_arrays`).
     """
-    # Only the evaluation stage, which reads tables anyway, needs pandas here.
+    # Only BudgetRF's evaluation job, which joins these to its selections, needs pandas.
     import pandas as pd
 
     from costfs.methods._budget_trees import forest_votes
@@ -600,7 +600,8 @@ class BudgetRF(Method):
         metrics = ensemble_test_metrics(artifacts, missing_as_lowest(X_test), y_test, costs)
         keys = ["value", "cost_exponent", "budget"]
         joined = (
-            selection[keys]
+            selection.select(keys)
+            .to_pandas()
             .astype(float)
             .merge(metrics, on=keys, how="left", validate="many_to_one")
         )

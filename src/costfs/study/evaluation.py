@@ -1,11 +1,12 @@
 """Evaluation (RF paper, section 3.5): one Random Forest refit per distinct selected set."""
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
+from costfs.core import columns
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
 from costfs.core.metrics import classification_metrics
@@ -13,9 +14,14 @@ from costfs.core.progress import progress_bar
 from costfs.engine.trees import RefitForests, refit_seed
 from costfs.methods._bcr import BUDGET_TOLERANCE
 
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
-def check_selection(selection: pd.DataFrame, costs: FeatureCosts, source: str) -> None:
-    """Every selected set names distinct columns of the data and fits its budget; raises
+
+def check_selection(selection: Mapping, costs: FeatureCosts, source: str) -> None:
+    """Every selected set of `selection` (a table or a mapping of columns with `features`
+    and `budget`) names distinct columns of the data and fits its budget; raises
     `DataError` naming `source` (a selection file that changed after it was written is never
     evaluated)."""
     for features, budget in zip(selection["features"], selection["budget"], strict=True):
@@ -51,10 +57,45 @@ def evaluate_feature_sets(
     n_jobs: int = 1,
     engine: str = "auto",
     metrics: Sequence[str] = (),
-) -> pd.DataFrame:
-    """One forest per distinct set: its OOB and test error, seeded from the sorted set itself,
-    and `test_<metric>` of each further metric of `costfs.core.metrics.METRICS` on the test
-    data (AUC, Brier score, ...).
+) -> "pd.DataFrame":
+    """`refit_feature_sets` as a table: a row per distinct set, with the columns `features`,
+    `oob_mmce`, `test_mmce`, `test_<metric>` of each further metric and `seconds`."""
+    import pandas as pd  # here: the evaluation job takes the rows and needs no pandas
+
+    further = [metric for metric in metrics if metric != "mmce"]
+    columns = ["features", "oob_mmce", "test_mmce", *(f"test_{m}" for m in further), "seconds"]
+    rows = refit_feature_sets(
+        X,
+        y,
+        X_test,
+        y_test,
+        feature_sets,
+        n_trees=n_trees,
+        seed_parts=seed_parts,
+        n_jobs=n_jobs,
+        engine=engine,
+        metrics=metrics,
+    )
+    return pd.DataFrame(rows, columns=columns)
+
+
+def refit_feature_sets(
+    X: np.ndarray,
+    y: np.ndarray,
+    X_test: np.ndarray | None,
+    y_test: np.ndarray | None,
+    feature_sets: list[tuple[int, ...]],
+    *,
+    n_trees: int,
+    seed_parts: tuple,
+    n_jobs: int = 1,
+    engine: str = "auto",
+    metrics: Sequence[str] = (),
+) -> list[dict]:
+    """One forest per distinct set, in the order of the sorted sets: a row (a dict) with the
+    set as `features`, its OOB and test error, seeded from the sorted set itself,
+    `test_<metric>` of each further metric of `costfs.core.metrics.METRICS` on the test
+    data (AUC, Brier score, ...) and the `seconds` it took.
 
     Seeding from the set (not from the method or the order of evaluation) gives the same
     numbers for the same set wherever it is selected. Without test data the test error is NaN.
@@ -91,8 +132,7 @@ def evaluate_feature_sets(
                 }
             )
             shown.update(1)
-    columns = ["features", "oob_mmce", "test_mmce", *(f"test_{m}" for m in further), "seconds"]
-    return pd.DataFrame(rows, columns=columns)
+    return rows
 
 
 RUN_KEYS = [
@@ -109,37 +149,41 @@ RUN_KEYS = [
 
 
 def run_table(
-    selection: pd.DataFrame,
-    results: pd.DataFrame,
+    selection: "pa.Table",
+    refits: Sequence[Mapping],
     costs: np.ndarray,
     *,
     identity: dict,
     engine: str,
     feature_names: Sequence[str],
-    extra_columns: pd.DataFrame | None = None,
-) -> pd.DataFrame:
+    extra_columns: Mapping | None = None,
+) -> "pa.Table":
     """The rows of `runs.parquet` for one selection table: the selection, `extra_columns` of
     the method's own model, the run's `identity` (problem, kind, dataset, rep, method), and per
-    row the set's size, cost, refit errors (`results` of `evaluate_feature_sets`) and
-    `feature_names` (the selected columns by name)."""
-    sets = [tuple(int(j) for j in features) for features in selection["features"]]
-    if extra_columns is not None:
-        selection = pd.concat([selection, extra_columns.set_axis(selection.index)], axis=1)
-    by_set = results.set_index("features")
-    selection_engine = selection.pop("selection_engine")
-    runs = selection.assign(
-        **identity,
-        n_selected=[len(s) for s in sets],
-        cost=[FeatureCosts.of(costs).total(s) for s in sets],
-        oob_mmce=by_set.loc[sets, "oob_mmce"].to_numpy(),
-        test_mmce=by_set.loc[sets, "test_mmce"].to_numpy(),
-        **{
-            column: by_set.loc[sets, column].to_numpy()
-            for column in by_set.columns
-            if column.startswith("test_") and column != "test_mmce"
-        },
-        engine=engine,
-        selection_engine=selection_engine,
-        feature_names=[[str(feature_names[j]) for j in s] for s in sets],
-    ).rename(columns={"value": "hyperparameter_value"})
-    return runs[RUN_KEYS + [column for column in runs.columns if column not in RUN_KEYS]]
+    row the set's size, cost, refit errors (the rows of `refit_feature_sets`) and
+    `feature_names` (the selected columns by name).
+
+    A pyarrow Table, typed as pandas would type these columns (`costfs.core.columns`), so
+    that the evaluation job imports no pandas and `runs.parquet` reads the same."""
+    import pyarrow as pa
+
+    sets = [tuple(int(j) for j in features) for features in selection["features"].to_pylist()]
+    by_set = {refit["features"]: refit for refit in refits}
+    errors = [name for name in refits[0] if name.startswith(("oob_", "test_"))]
+    table = {name: selection[name] for name in selection.column_names if name != "selection_engine"}
+    for name in extra_columns if extra_columns is not None else ():
+        table[name] = columns.value_column(list(extra_columns[name]), name)
+    for name, value in identity.items():
+        table[name] = columns.value_column([value] * len(sets), name)
+    table["n_selected"] = columns.integer_column([len(s) for s in sets])
+    table["cost"] = columns.float_column([FeatureCosts.of(costs).total(s) for s in sets])
+    for name in errors:
+        table[name] = columns.float_column([by_set[s][name] for s in sets])
+    table["engine"] = columns.text_column([engine] * len(sets))
+    table["selection_engine"] = selection["selection_engine"]
+    table["feature_names"] = columns.text_lists_column(
+        [[str(feature_names[j]) for j in s] for s in sets]
+    )
+    table["hyperparameter_value"] = table.pop("value")
+    order = RUN_KEYS + [name for name in table if name not in RUN_KEYS]
+    return pa.table({name: table[name] for name in order})

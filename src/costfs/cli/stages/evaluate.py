@@ -4,7 +4,7 @@ study would otherwise plan 15,400 small evaluation jobs)."""
 
 import logging
 
-import pandas as pd
+import pyarrow as pa
 
 from costfs.cli import storage
 from costfs.cli.arguments import OUT, STUDY_SEED, THREADS, add_command, check_paths_per_rep
@@ -27,17 +27,19 @@ def evaluate(args) -> None:
         evaluate_run(args, rep, costs, engine, *paths)
         for rep, *paths in zip(args.reps, *inputs, strict=True)
     ]
-    storage.write_table(args.out, pd.concat(runs, ignore_index=True))
+    storage.write_table(args.out, pa.concat_tables(runs, promote_options="default"))
 
 
 def evaluate_run(args, rep, costs, engine, selection_path, artifacts_path, train_path, test_path):
-    selection = storage.read_table(selection_path)
-    evaluation.check_selection(selection, costs, selection_path)
+    selection = storage.read_arrow_table(selection_path)
+    evaluation.check_selection(
+        selection.select(["features", "budget"]).to_pydict(), costs, selection_path
+    )
     train = storage.read_arrays(train_path)
     test = storage.read_arrays(test_path)
-    sets = [tuple(int(j) for j in features) for features in selection["features"]]
+    sets = [tuple(features) for features in selection["features"].to_pylist()]
     engine = engine_for_data(engine, train["X"], test["X"])
-    results = evaluation.evaluate_feature_sets(
+    refits = evaluation.refit_feature_sets(
         train["X"],
         train["y"],
         test["X"],
@@ -52,10 +54,10 @@ def evaluate_run(args, rep, costs, engine, selection_path, artifacts_path, train
     log.info(
         "replicate %d: evaluated %d distinct sets of %d selections with %s in %.2f s",
         rep,
-        len(results),
+        len(refits),
         len(sets),
         engine,
-        results["seconds"].sum(),
+        sum(refit["seconds"] for refit in refits),
     )
     method = load_method(args.method)
     # The method's own model on the test rows (BudgetRF's ensemble), besides the refit.
@@ -64,7 +66,7 @@ def evaluate_run(args, rep, costs, engine, selection_path, artifacts_path, train
     )
     return evaluation.run_table(
         selection,
-        results,
+        refits,
         costs,
         identity={
             "problem": args.problem,

@@ -23,7 +23,7 @@ from costfs.engine.forest import engine_for_data
 from costfs.methods import load_method
 
 if TYPE_CHECKING:
-    import pandas as pd
+    import pyarrow as pa
 
 log = logging.getLogger("costfs")
 
@@ -69,19 +69,29 @@ def prepare_run(args, method, rep, data_path) -> None:
     )
 
 
-def selection_table(method, selection, engine: str) -> "pd.DataFrame":
+def selection_table(method, selection, engine: str) -> "pa.Table":
     """The records of a selection as a table: `hyperparameter` (its name, "" without one),
-    `value` (a float), `budget`, `features` (int32 lists), method-specific columns and
-    `selection_engine`."""
-    import pandas as pd  # here: prepare-method writes arrays only and needs no pandas
+    `value` (a float), `budget`, `features` (int64 lists), method-specific columns and
+    `selection_engine`, typed as pandas types the records (`costfs.core.columns`: the job
+    imports no pandas)."""
+    import pyarrow as pa  # here: prepare-method writes arrays only
 
-    table = pd.DataFrame(selection.records)
-    table["value"] = table["value"].astype(float)
-    table["features"] = [np.asarray(f, dtype=np.int32).tolist() for f in table["features"]]
+    from costfs.core import columns
+
+    records = selection.records
     hyperparameter = method.hyperparameter
-    table.insert(0, "hyperparameter", "" if hyperparameter is None else hyperparameter.name)
-    table["selection_engine"] = engine
-    return table
+    name = "" if hyperparameter is None else hyperparameter.name
+    table = {"hyperparameter": columns.text_column([name] * len(records))}
+    for key in dict.fromkeys(key for record in records for key in record):
+        values = [record.get(key) for record in records]
+        if key == "value":
+            table[key] = columns.float_column(values)
+        elif key == "features":
+            table[key] = columns.integer_lists_column(values)
+        else:
+            table[key] = columns.value_column(values, key)
+    table["selection_engine"] = columns.text_column([engine] * len(records))
+    return pa.table(table)
 
 
 def select(args) -> None:
@@ -126,8 +136,8 @@ def select_run(args, method, costs, rep, data_path, prepared_path) -> None:
     log.info(
         "replicate %d: selected %d (%s, budget) sets with %s in %.2f s",
         rep,
-        len(table),
-        table["hyperparameter"].iloc[0] or "no hyperparameter",
+        table.num_rows,
+        table["hyperparameter"][0].as_py() or "no hyperparameter",
         args.method,
         time.perf_counter() - started,
     )
