@@ -222,7 +222,8 @@ class Selection:
 
     records: list[dict]
     """Keys `value` (the hyperparameter value; NaN without one), `budget`, `features` (sorted
-    column indices) and any method-specific columns."""
+    column indices) and any method-specific columns (numbers, None or strings: the columns of
+    the selection table, `costfs.core.columns.value_column`)."""
     artifacts: dict[str, np.ndarray] = field(default_factory=dict)
 
 
