@@ -51,31 +51,16 @@ def evaluate_feature_sets(
     X_test: np.ndarray | None,
     y_test: np.ndarray | None,
     feature_sets: list[tuple[int, ...]],
-    *,
-    n_trees: int,
-    seed_parts: tuple,
-    n_jobs: int = 1,
-    engine: str = "auto",
-    metrics: Sequence[str] = (),
+    **refit_options,
 ) -> "pd.DataFrame":
-    """`refit_feature_sets` as a table: a row per distinct set, with the columns `features`,
-    `oob_mmce`, `test_mmce`, `test_<metric>` of each further metric and `seconds`."""
+    """`refit_feature_sets` (the same arguments) as a table: a row per distinct set, with the
+    columns `features`, `oob_mmce`, `test_mmce`, `test_<metric>` of each further metric and
+    `seconds`."""
     import pandas as pd  # here: the evaluation job takes the rows and needs no pandas
 
-    further = [metric for metric in metrics if metric != "mmce"]
+    further = [metric for metric in refit_options.get("metrics", ()) if metric != "mmce"]
     columns = ["features", "oob_mmce", "test_mmce", *(f"test_{m}" for m in further), "seconds"]
-    rows = refit_feature_sets(
-        X,
-        y,
-        X_test,
-        y_test,
-        feature_sets,
-        n_trees=n_trees,
-        seed_parts=seed_parts,
-        n_jobs=n_jobs,
-        engine=engine,
-        metrics=metrics,
-    )
+    rows = refit_feature_sets(X, y, X_test, y_test, feature_sets, **refit_options)
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -176,7 +161,8 @@ def run_table(
     for name, value in identity.items():
         table[name] = columns.value_column([value] * len(sets), name)
     table["n_selected"] = columns.integer_column([len(s) for s in sets])
-    table["cost"] = columns.float_column([FeatureCosts.of(costs).total(s) for s in sets])
+    feature_costs = FeatureCosts.of(costs)
+    table["cost"] = columns.float_column([feature_costs.total(s) for s in sets])
     for name in errors:
         table[name] = columns.float_column([by_set[s][name] for s in sets])
     table["engine"] = columns.text_column([engine] * len(sets))
