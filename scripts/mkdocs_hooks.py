@@ -1,12 +1,12 @@
-"""MkDocs hooks: one page per method from its declaration (method_docs.method_page) and
+"""MkDocs hooks: one page per method from its declaration (`costfs.study.method_docs`) and
 one page per example script, so neither can drift from the code."""
 
 from pathlib import Path
 
-from method_docs import method_page
 from mkdocs.structure.files import File
 
 from costfs.methods import all_methods
+from costfs.study.method_docs import method_page
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

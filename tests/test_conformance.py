@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from method_docs import DOCUMENTS, updated
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import make_pipeline
@@ -24,6 +23,7 @@ from costfs.core.errors import DataError
 from costfs.methods import load_method, method_names
 from costfs.methods._base import Method, Selection
 from costfs.methods._bcr import BUDGET_TOLERANCE
+from costfs.study.method_docs import DOCUMENTS, updated
 from tests.conftest import REPO, SMALL, run_method, small_selector
 
 METHODS = method_names()
@@ -140,7 +140,7 @@ def test_bad_hyperparameter_values_are_named(method, problem, value):
 @pytest.mark.parametrize("path", sorted(DOCUMENTS))
 def test_generated_documents_are_current(path):
     text = (REPO / path).read_text()
-    assert updated(path, text) == text, f"run scripts/update_method_docs.py ({path} is stale)"
+    assert updated(path, text) == text, f"run scripts/update_docs.py ({path} is stale)"
 
 
 # The selections

@@ -1,14 +1,15 @@
-"""docs/reproduction.md against the tables committed under docs/reproduction/: its generated
+"""docs/reproduction.md against the tables committed under reproduction/tables/: its generated
 tables are current, every decimal number of the document stands in one of the tables, and so
 does every count it cites as "N of M"."""
 
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from method_docs import replace_block
-from reproduction_doc import (
+
+from costfs.cli.reproduction import DOCUMENT, TABLE_DIR
+from costfs.study.method_docs import replace_block
+from costfs.study.reproduction import (
     COMMITTED,
     TABLES,
     TARGET_REPLICATES,
@@ -16,11 +17,7 @@ from reproduction_doc import (
     counts,
     replicates_run,
 )
-from reproduction_verdicts import verdicts
-
-REPO = Path(__file__).resolve().parents[1]
-TABLE_DIR = REPO / "docs" / "reproduction"
-DOCUMENT = REPO / "docs" / "reproduction.md"
+from costfs.study.verdicts import verdicts
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +38,7 @@ def test_generated_blocks_are_current(tables):
     text = DOCUMENT.read_text()
     for name, block in blocks(tables).items():
         assert replace_block(text, name, block, ("<!--", "-->")) == text, (
-            f"block {name} is stale: run scripts/update_reproduction_doc.py"
+            f"block {name} is stale: run python -m costfs.cli.reproduction update-doc"
         )
 
 

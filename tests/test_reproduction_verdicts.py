@@ -1,8 +1,9 @@
 """The rules that turn the findings tables into the reproduction's verdicts
-(scripts/reproduction_verdicts.py)."""
+(`costfs.study.verdicts`)."""
 
 import pandas as pd
-from reproduction_verdicts import (
+
+from costfs.study.verdicts import (
     RULES,
     _better_verdict,
     _entry_comparisons,

@@ -14,6 +14,7 @@ import pytest
 import yaml
 from sklearn.datasets import load_wine
 
+from costfs.cli.reproduction import BatchStore
 from costfs.cli.run_snakemake import snakemake_command
 from costfs.methods import load_method
 from costfs.study.findings import PAPER_METHODS
@@ -645,10 +646,15 @@ def test_a_multi_class_data_set_runs_end_to_end(own_data_study):
 
 
 def test_job_overhead_splits_each_jobs_wall_time_into_logged_work_and_the_rest(study):
-    """scripts/job_overhead.py on the tiny study: a row per stage rule and method, each job's
+    """benchmarks/job_overhead.py on the tiny study: a row per stage rule and method, each job's
     logged work within its wall time."""
     listed = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "job_overhead.py"), "--workdir", str(study.parent)],
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "job_overhead.py"),
+            "--workdir",
+            str(study.parent),
+        ],
         capture_output=True,
         text=True,
     )
@@ -670,7 +676,7 @@ def test_job_overhead_splits_each_jobs_wall_time_into_logged_work_and_the_rest(s
 
 
 def test_a_study_run_in_batches_of_replicates_equals_one_run_of_them_all(study, tmp_path):
-    """Replicate 2 run alone as a batch (first_rep), joined by scripts/combine_batches.py with
+    """Replicate 2 run alone as a batch (first_rep), joined by `costfs combine-batches` with
     replicate 1 of the two-replicate study: that study's runs table and summary, byte for
     byte."""
     second = run_study(write_study(tmp_path / "batch2", first_rep=2, n_rep=1), cores=2)
@@ -682,7 +688,7 @@ def test_a_study_run_in_batches_of_replicates_equals_one_run_of_them_all(study, 
     batches = [first, second]
     out = tmp_path / "union"
     combined = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "combine_batches.py"), *map(str, batches)]
+        [sys.executable, "-m", "costfs.cli", "combine-batches", *map(str, batches)]
         + ["--out", str(out)],
         capture_output=True,
         text=True,
@@ -691,7 +697,7 @@ def test_a_study_run_in_batches_of_replicates_equals_one_run_of_them_all(study, 
     for name in ("runs.parquet", "summary.parquet"):
         assert (out / name).read_bytes() == (study / name).read_bytes(), name
     twice = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "combine_batches.py"), str(batches[1])]
+        [sys.executable, "-m", "costfs.cli", "combine-batches", str(batches[1])]
         + [str(batches[1]), "--out", str(tmp_path / "twice")],
         capture_output=True,
         text=True,
@@ -700,18 +706,27 @@ def test_a_study_run_in_batches_of_replicates_equals_one_run_of_them_all(study, 
 
 
 def test_a_reproduction_batch_killed_resumes_and_holds_the_full_runs_replicate(study, tmp_path):
-    """scripts/run_reproduction_batch.py on the tiny study's setting A (the paper's entries,
+    """The reproduction's `run-batch` on the tiny study's setting A (the paper's entries,
     replicate 1): a second run in the same working directory stops at once; killed with -9
     after its first selection, the batch resumes when run again (past Snakemake's stale lock)
     and keeps the rows the full two-replicate study has for those methods, A and replicate 1."""
-    workdir, out = tmp_path / "work", tmp_path / "kept"
+    workdir, store = tmp_path / "work", tmp_path / "store"
     config = {**TINY, "simulation": {**TINY["simulation"], "settings": ["A"]}}
     config["real_data"] = {**TINY["real_data"], "datasets": {}}
     config["methods"] = {**TINY["methods"], "fs": {**TINY["methods"]["fs"], "problems": ["A"]}}
     (tmp_path / "batch.yaml").write_text(yaml.safe_dump(config))
-    command = [sys.executable, str(REPO / "scripts" / "run_reproduction_batch.py")]
+    command = [sys.executable, "-m", "costfs.cli.reproduction", "run-batch"]
     command += ["--config", str(tmp_path / "batch.yaml"), "--methods", "paper"]
-    command += ["--first-rep", "1", "--n-rep", "1", "--workdir", str(workdir), "--out", str(out)]
+    command += [
+        "--first-rep",
+        "1",
+        "--n-rep",
+        "1",
+        "--workdir",
+        str(workdir),
+        "--store",
+        str(store),
+    ]
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
@@ -727,7 +742,8 @@ def test_a_reproduction_batch_killed_resumes_and_holds_the_full_runs_replicate(s
     assert list((workdir / ".snakemake" / "locks").iterdir()), "the kill left no lock to clear"
     resumed = subprocess.run(command, capture_output=True, text=True, timeout=1800)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    kept = pd.read_parquet(out / "runs.parquet")
+    (kept,) = BatchStore(store).unpack(["paper-reps-1-1"], tmp_path / "unpacked")
+    kept = pd.read_parquet(kept / "runs.parquet")
     full = pd.read_parquet(study / "runs.parquet")
     full = full[(full["rep"] == 1) & (full["problem"] == "A") & full["method"].isin(PAPER_METHODS)]
     assert set(kept["method"]) == PAPER_METHODS and set(kept["problem"]) == {"A"}

@@ -18,7 +18,12 @@ from costfs.core.errors import DataError
 
 log = logging.getLogger("costfs")
 
-USER_COMMANDS = {"select": "select", "init-study": "select", "run-study": "run_study"}
+USER_COMMANDS = {
+    "select": "select",
+    "init-study": "select",
+    "run-study": "run_study",
+    "combine-batches": "batches",
+}
 """The commands a person runs -> their module in `costfs.cli`."""
 STAGE_COMMANDS = {
     "simulate-design": "stages.simulate",

@@ -11,6 +11,8 @@ limit by default; so the default limit is dropped when the jobs run locally. Any
 given on the command line or in a profile, and any run on a cluster executor keep theirs.
 """
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -31,6 +33,25 @@ def snakemake_command(snakefile: Path, directory: Path, *arguments: str) -> list
         str(directory),
         *arguments,
     ]
+
+
+def run_checkout_workflow(
+    checkout: Path, workdir: Path, config_file: Path, *arguments: str, cores: str = "2"
+) -> None:
+    """`snakemake` on the workflow of the costfs checkout `checkout` in `workdir` with
+    `config_file`, on `cores`, with further `arguments` (options, then targets), its jobs
+    importing that checkout's package whatever is installed (the benchmarks and the
+    reproduction's batches); raises if it fails."""
+    command = snakemake_command(
+        checkout / "Snakefile",
+        workdir,
+        "--configfile",
+        str(config_file),
+        "--cores",
+        cores,
+        *arguments,
+    )
+    subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": str(checkout / "src")})
 
 
 def without_local_rate_limit(args):

@@ -78,8 +78,12 @@ def write_table(path: str | Path, table: "pd.DataFrame | pa.Table") -> None:
         )
 
 
+def write_bytes(path: str | Path, content: bytes) -> None:
+    _write_atomically(path, lambda stream: stream.write(content))
+
+
 def write_text(path: str | Path, text: str) -> None:
-    _write_atomically(path, lambda stream: stream.write(text.encode()))
+    write_bytes(path, text.encode())
 
 
 def write_figure(path: str | Path, figure, dpi: int = 150) -> None:

@@ -1,7 +1,7 @@
 """Arrow columns from numpy arrays and Python values, built from their buffers.
 
-The selection and evaluation jobs only pass tables on, and pandas' import (0.3-0.4 s) would be
-most of a cheap job's start. pyarrow imports pandas as it converts its first Python or numpy
+The selection and evaluation jobs only pass tables on, and pandas' import would be most
+of a cheap job's start. pyarrow imports pandas as it converts its first Python or numpy
 value (`pa.array` checks whether the value is a pandas object; apache/arrow#34994), but not
 as it assembles arrays from buffers, reads or writes Parquet. The columns get the types pandas
 gives the same values, with NaN and None as null, so that a table reads in pandas as a table

@@ -328,7 +328,7 @@ def _grow(
             if base_total > 0.0 and n_present > 0:
                 # The cut above the smallest value, scored before the scan rather than by a
                 # branch in its loop: with the allocations above, that branch made continuous
-                # columns' trees about 10% slower (docs/speed.md).
+                # columns' trees slower (benchmarks/benchmark_tree_kernels.py).
                 value, following = ordered_values[candidate, 0], values[0]
                 score = left_squares / left_total + right_squares / (total - left_total)
                 if score > best_score:

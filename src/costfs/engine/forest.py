@@ -1,7 +1,7 @@
 """The Random Forest engine: the one place that knows which library fits the forests.
 
-scikit-learn-intelex (oneDAL) fits and predicts about 2-6x faster than plain scikit-learn on
-this project's forests and gives the same result for any thread count; it is used where it
+scikit-learn-intelex (oneDAL) fits and predicts faster than plain scikit-learn on this
+project's forests and gives the same result for any thread count; it is used where it
 installs, plain scikit-learn otherwise. Both are driven through the scikit-learn API.
 
 Missing values (NaN) go to scikit-learn's trees, which send them down the side that lowers the

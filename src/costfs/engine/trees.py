@@ -3,8 +3,8 @@
 Two engines grow them, both exact CART on bootstrap samples (thresholds midway between distinct
 values, weighted Gini):
 - "numba" (`costfs.engine.cart`): compiled kernels that also compute the OOB votes and permutation
-  importances while each tree is at hand; 6-12x faster than scikit-learn's trees on 500 x 200
-  data (`scripts/benchmark_ranger.py`);
+  importances while each tree is at hand, several times faster than scikit-learn's trees
+  (docs/performance.md);
 - "sklearn": scikit-learn's trees, given the bootstrap sample as integer sample weights (the
   draw counts), which is how scikit-learn's own forests fit on a bootstrap sample. The reference.
 Tree i is seeded from (seed, "tree", i), so an ensemble does not depend on the number of threads

@@ -21,7 +21,7 @@ def add_squared_distances(distances, test_columns, train_columns):
 NEAR_SHARE = 0.01
 """The share of training rows, nearest on the selected columns, that `knn_votes` tries first
 for each test row; on spambase 3 in 4 (candidate, test row) pairs find their k nearest among
-them (scripts/benchmark_featboost.py)."""
+them (benchmarks/benchmark_featboost.py)."""
 
 
 @numba.njit(cache=True, nogil=True)

@@ -38,7 +38,7 @@ def xgboost_classifier(
 ) -> "XGBClassifier":
     """The XGBoost model of the FeatBoost paper; importances are gains. `max_bin` is the number
     of histogram bins per feature (XGBoost's default 256; the paper's XGBoost 0.90 split
-    exactly on data this small): 64 bins fit about 3x faster on 500 rows x 200 features.
+    exactly on data this small): fewer bins fit faster.
     One thread, whatever the job's: XGBoost's histogram sums, and so its gains, depend on how
     many threads add them up, and no result may depend on a job's cores."""
     xgboost = import_optional("xgboost", extra="related", needed_by="XGBoost-based selection")

@@ -3,7 +3,7 @@ to the budget.
 
 Boruta runs through the `boruta` package (BorutaPy, 0.4), which works with numpy 2 and current
 scikit-learn. Its importance model is a Random Forest of the project's engine
-(`costfs.engine.forest`, scikit-learn-intelex where it installs: same API, about 3x faster here)
+(`costfs.engine.forest`, scikit-learn-intelex where it installs: same API, faster)
 with Gini importances, `max_depth` 5 (BorutaPy's advice: 3-7) and BorutaPy's rule for the number of
 trees (`n_estimators="auto"`) unless given. The FeatBoost paper ran Boruta on XGBoost instead; this
 project keeps Boruta's own Random Forest.

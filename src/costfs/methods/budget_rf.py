@@ -170,8 +170,7 @@ def grow_greedy_tree(
     the most draws; a tie among classes goes to `tie_label` if it is among them, else the
     lowest. `y` holds class codes 0..K-1.
 
-    The tree is grown by `costfs.methods._budget_trees.grow_tree`, compiled with numba (6-7x
-    faster than the numpy code it replaced, with the same arithmetic: the same trees). It
+    The tree is grown by `costfs.methods._budget_trees.grow_tree`, compiled with numba. It
     skips work that cannot change the tree: a child that will be a leaf is not sorted by every
     feature, and once the budget has ruled out a split, the cuts of features it cannot afford
     are not searched.

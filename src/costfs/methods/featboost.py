@@ -27,7 +27,7 @@ Decisions where the paper is silent or ambiguous:
   (authors' code).
 - H1 is the paper's XGBoost: `n_estimators` = 100, `max_depth` = 20, `learning_rate` = 0.1 (the
   default of XGBoost 0.90 that the paper used), `max_bin` = 256 histogram bins (XGBoost's
-  default; 64 is about 3x faster at p = 200). It has no random parts (no subsampling).
+  default; 64 fits faster). It has no random parts (no subsampling).
 - Weights have mean 1, not sum 1 (as in the authors' code): XGBoost's `min_child_weight` is on
   the weighted hessian, so weights of 1/n would stop every split.
 - The loss is computed from H1's margin (softplus; for K > 2 classes the softmax cross-entropy of
