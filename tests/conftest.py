@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from costfs.methods import load_method
+from costfs.methods import Context, load_method
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "data"
@@ -40,7 +40,7 @@ def declared(method: str, function, **values):
 
 def small_selector(method: str, **parameters):
     """The method's selector with the small settings and `parameters`."""
-    return load_method(method).selector_class(**{**SMALL.get(method, {}), **parameters})
+    return type(load_method(method))(**{**SMALL.get(method, {}), **parameters})
 
 
 def run_method(
@@ -82,9 +82,7 @@ def prepare_method(
     return declared.prepare(
         X,
         y,
-        seed=seed,
-        n_jobs=n_jobs,
-        engine=declared.engine_for(engine, stage="prepare"),
+        Context(seed, n_jobs, declared.engine_for(engine, stage="prepare")),
         **declared.stage_parameters(values, "prepare"),
     )
 

@@ -8,11 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
-import sklearn.datasets
 
-from costfs.cli import storage
 from costfs.methods import method_names
 from tests.conftest import REPO
 
@@ -77,92 +74,15 @@ def loaded_at_start(imports: str, method: str | None, modules: set[str]) -> set[
 
 
 @pytest.mark.parametrize("method", method_names())
-def test_a_stage_job_of_a_method_starts_without_scikit_learn_or_scipy_stats(method):
-    """Job start-up: scikit-learn and scipy.stats take about a second to import, which every
-    job of a study would pay; the stage modules and the method's module leave them to the
-    code that uses them (a selector, scikit-learn's forests, AUC ranks)."""
-    stages = "import costfs.cli.stages.selection, costfs.cli.stages.evaluate"
-    assert not loaded_at_start(stages, method, {"sklearn", "scipy.stats"})
-
-
-def test_an_auc_preparation_ranks_without_scipy_stats():
-    """AUC's whole preparation is ranking the columns: scipy.stats, 0.6-0.8 s to import, would
-    be most of its job."""
-    ranking = (
-        "import numpy as np; from costfs.engine.importance import auc_scores\n"
-        "auc_scores(np.arange(12.0).reshape(6, 2), np.array([0, 1, 0, 1, 1, 0]))"
-    )
-    assert not loaded_at_start(ranking, "auc", {"scipy.stats"})
-
-
-LOADED_BY_THE_METHOD = {"sts_features": {"joblib"}}
-"""What a method's own module loads at its start: the STS variant its thread pool. Its jobs
-take seconds to minutes, where the start matters little."""
-
-
-@pytest.mark.parametrize("method", method_names())
-def test_a_stage_job_of_a_method_starts_without_pandas_jsonschema_or_joblib(method):
-    """Job start-up: pandas alone takes 0.3-0.4 s to import, jsonschema and joblib about
-    0.05 s each; a preparation writes arrays only, a selection and an evaluation pass tables
-    on with pyarrow, so none pays them at its start, but for what the method itself needs."""
+def test_a_stage_job_of_a_method_starts_without_jsonschema(method):
+    """A method's class is a scikit-learn estimator, so its jobs load scikit-learn (and what
+    scikit-learn loads: scipy, pandas, joblib) with it; the config's schema check is the
+    planning's, not theirs."""
     parsers = (
         "import costfs.cli as cli; cli.parser('prepare-method'), cli.parser('select-features'), "
         "cli.parser('evaluate')"
     )
-    loaded = loaded_at_start(parsers, method, {"pandas", "jsonschema", "joblib"})
-    assert loaded <= LOADED_BY_THE_METHOD.get(method, set())
-
-
-def test_a_selection_and_its_evaluation_run_without_pandas(tmp_path):
-    """pandas takes 0.3-0.4 s to import; the selection and evaluation jobs only pass tables
-    on, so they read and write them with pyarrow (about 0.05 s) from start to end."""
-    X, y = sklearn.datasets.make_classification(n_samples=90, n_features=5, random_state=0)
-    train, test, costs = tmp_path / "train.npz", tmp_path / "test.npz", tmp_path / "costs.npz"
-    names = np.array([f"x{j}" for j in range(5)])
-    storage.write_arrays(train, {"X": X[:60], "y": y[:60], "feature_names": names})
-    storage.write_arrays(test, {"X": X[60:], "y": y[60:], "feature_names": names})
-    storage.write_arrays(costs, {"costs": np.linspace(0.2, 1.0, 5)})
-    common = ["--study-seed", "1", "--method", "auc", "--dataset", "toy", "--reps", "1"]
-    jobs = [
-        ["prepare-method", *common, "--data", train, "--out", tmp_path / "prepared"],
-        [
-            "select-features",
-            *common,
-            "--data",
-            train,
-            "--prepared",
-            tmp_path / "prepared" / "rep~1.npz",
-        ]
-        + [
-            "--costs",
-            costs,
-            "--budgets",
-            "[1, 2]",
-            "--grid",
-            "[0, 1]",
-            "--out",
-            tmp_path / "selected",
-        ],
-        ["evaluate", *common, "--problem", "toy", "--kind", "real", "--costs", costs]
-        + [
-            "--selections",
-            tmp_path / "selected" / "rep~1.parquet",
-            "--train",
-            train,
-            "--test",
-            test,
-        ]
-        + ["--artifacts", tmp_path / "selected" / "rep~1.artifacts.npz", "--n-trees", "10"]
-        + ["--out", tmp_path / "runs.parquet"],
-    ]
-    program = "import sys, costfs.cli as cli\n"
-    program += "".join(f"assert cli.main({[str(part) for part in job]!r}) == 0\n" for job in jobs)
-    program += "print('pandas' in sys.modules)"
-    run = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=300
-    )
-    assert run.stdout.strip() == "False"
-    assert len(storage.read_table(tmp_path / "runs.parquet")) == 4
+    assert not loaded_at_start(parsers, method, {"jsonschema"})
 
 
 @pytest.mark.parametrize("method", method_names())
@@ -178,13 +98,20 @@ def test_a_method_loads_without_numba(method):
     assert not loaded_at_start(parsers, method, {"numba"})
 
 
-@pytest.mark.parametrize("command", ["split-data", "draw-costs"])
-def test_a_split_or_cost_draw_job_starts_without_pandas(command):
-    """A split and a draw of uniform costs work on arrays: only reading a data set's or a
-    costs file's table needs pandas, which takes most of a job's start."""
+@pytest.mark.parametrize("command", ["simulate-data", "split-data", "draw-costs"])
+def test_a_data_split_or_cost_draw_job_starts_without_pandas_or_scikit_learn(command):
+    """A simulation, a split and a draw of uniform costs work on arrays and load no method:
+    only reading a data set's or a costs file's table needs pandas, and only a method
+    scikit-learn, each of which would take most of such a job's start."""
     assert not loaded_at_start(
-        f"import costfs.cli as cli; cli.parser({command!r})", None, {"pandas"}
+        f"import costfs.cli as cli; cli.parser({command!r})", None, {"pandas", "sklearn"}
     )
+
+
+def test_the_package_and_its_method_contract_load_without_scikit_learn():
+    """`import costfs` and the methods' package (their names, the contract) stay light; a
+    method's class, which is an estimator, loads scikit-learn when it is first used."""
+    assert not loaded_at_start("import costfs, costfs.methods", None, {"sklearn", "pandas"})
 
 
 def test_the_package_list_ships_every_package_and_the_whole_workflow():

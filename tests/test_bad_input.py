@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from costfs.core.costs import BUDGET_TOLERANCE
 from costfs.core.validation import DataError
 from costfs.methods import load_method, method_names
-from costfs.methods._bcr import BUDGET_TOLERANCE
 from tests.conftest import small_selector
 
 COSTS = np.array([0.4, 0.3, 0.3, 0.5, 0.2, 0.9])

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import costfs
+from costfs.core.costs import BUDGET_TOLERANCE
 from costfs.methods import _budget_trees, budget_rf
-from costfs.methods._bcr import BUDGET_TOLERANCE
 from costfs.methods._budget_trees import LEAF
 from costfs.methods.budget_rf import (
     BudgetLedger,

@@ -3,9 +3,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from costfs.core.costs import FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.methods import cegb
-from costfs.methods._bcr import BUDGET_TOLERANCE
 from tests.conftest import DATA, REPO, run_method
 
 

@@ -6,9 +6,9 @@ import sys
 import numpy as np
 import pytest
 
+from costfs.core.costs import BUDGET_TOLERANCE
 from costfs.engine.forest import gini_importances, random_forest
 from costfs.methods import boruta, relieff, xgb_fs
-from costfs.methods._bcr import BUDGET_TOLERANCE
 from tests.conftest import prepare_method, run_method, small_selector
 
 SMALL = {

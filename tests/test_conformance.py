@@ -4,6 +4,7 @@ cost-free part) and its scikit-learn selector. A new method file is checked by b
 
 import inspect
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -18,16 +19,14 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import costfs
 from costfs.cli import storage
 from costfs.cli.stages.selection import selection_table
-from costfs.core.costs import FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.errors import DataError
 from costfs.methods import load_method, method_names
 from costfs.methods._base import Method, Selection
-from costfs.methods._bcr import BUDGET_TOLERANCE
 from costfs.study.method_docs import DOCUMENTS, updated
 from tests.conftest import REPO, SMALL, run_method, small_selector
 
 METHODS = method_names()
-RUNTIME = {"seed", "n_jobs", "engine"}
 
 
 @pytest.fixture(params=METHODS)
@@ -57,10 +56,17 @@ def test_the_method_is_declared_in_its_own_file(method):
     declared = load_method(method)
     assert isinstance(declared, Method) and declared.name == method
     assert declared.summary and all(parameter.help for parameter in declared.parameters)
-    assert getattr(costfs, declared.selector_name) is declared.selector_class
-    assert declared.selector_class.__module__ == f"costfs.methods.{method}"
+    assert getattr(costfs, type(declared).__name__) is type(declared)
+    assert type(declared).__module__ == f"costfs.methods.{method}"
+    source = (REPO / "src" / "costfs" / "methods" / f"{method}.py").read_text()
+    assert re.search(rf"^class {type(declared).__name__}\(", source, re.MULTILINE)
     assert declared.figure_colour().startswith("#")
     assert set(declared.strategies) <= {"agnostic", "simple", "tuned", "fixed"}
+
+
+def test_the_package_names_every_method_s_selector_once():
+    assert {type(load_method(name)).__name__: name for name in METHODS} == costfs.SELECTORS
+    assert sorted(costfs.__all__) == sorted([*costfs.SELECTORS, "cost_accuracy_curve"])
 
 
 def test_prepare_and_select_take_exactly_their_stage_parameters(method):
@@ -74,15 +80,13 @@ def test_prepare_and_select_take_exactly_their_stage_parameters(method):
             for name, parameter in signature.parameters.items()
             if parameter.kind == parameter.KEYWORD_ONLY
         }
-        expected = set(declared.stage_parameters({}, stage)) | RUNTIME
-        if stage == "select":
-            expected.add("prepared")
-        assert keywords == expected, stage
+        assert keywords == set(declared.stage_parameters({}, stage)), stage
+        assert list(signature.parameters)[-len(keywords) - 1] == "context", stage
 
 
 def test_the_selector_signature_follows_the_declaration(method):
     declared = load_method(method)
-    signature = inspect.signature(declared.selector_class)
+    signature = inspect.signature(type(declared))
     assert all(p.kind == p.KEYWORD_ONLY for p in signature.parameters.values())
     assert all(p.annotation is not p.empty for p in signature.parameters.values())
     names = list(signature.parameters)
@@ -381,8 +385,8 @@ MULTI_CLASS_CHECKS = (
 
 def expected_failed_checks(estimator) -> dict[str, str]:
     failing = {}
-    if not estimator._method.multi_class:
-        reason = f"method {estimator._method.name} handles two classes only (DataError)"
+    if not estimator.multi_class:
+        reason = f"method {estimator.name} handles two classes only (DataError)"
         failing |= dict.fromkeys(MULTI_CLASS_CHECKS, reason)
     if type(estimator).__name__ == "BorutaSelector":
         failing["check_transformer_n_iter"] = (

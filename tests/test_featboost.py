@@ -4,8 +4,8 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from costfs.core.costs import BUDGET_TOLERANCE
 from costfs.methods import _knn, featboost
-from costfs.methods._bcr import BUDGET_TOLERANCE
 from costfs.methods._xgboost import xgboost_classifier
 from costfs.methods.featboost import FeatBoostModels
 from tests.conftest import declared, prepare_method, run_method

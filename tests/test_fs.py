@@ -4,11 +4,12 @@ import re
 import numpy as np
 import pytest
 
+from costfs.core.costs import BUDGET_TOLERANCE
 from costfs.core.seeds import derive_seed
 from costfs.engine.forest import oob_errors
 from costfs.engine.trees import CommonRandomForests
 from costfs.methods import fs, load_method
-from costfs.methods._bcr import BUDGET_TOLERANCE, step_ratio
+from costfs.methods._bcr import step_ratio
 from tests.conftest import declared, run_method, small_selector
 
 forward_paths = declared("fs", fs.forward_paths)

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from costfs.core.costs import BUDGET_TOLERANCE
 from costfs.methods import msb
-from costfs.methods._bcr import BUDGET_TOLERANCE
 from tests.conftest import declared, prepare_method, run_method
 
 model_schedule = declared("msb", msb.model_schedule)

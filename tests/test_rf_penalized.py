@@ -3,9 +3,8 @@ import itertools
 import numpy as np
 import pytest
 
-from costfs.core.costs import FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.methods import _penalized_trees, rf_penalized
-from costfs.methods._bcr import BUDGET_TOLERANCE
 from tests.conftest import declared
 
 penalised_forest_features = declared("rf_penalized", rf_penalized.penalised_forest_features)

@@ -49,7 +49,7 @@ def test_select_command_equals_the_python_selector(own_data, tmp_path, method, c
     assert cli.main(arguments) == 0
     (result,) = json.loads(out.read_text())["results"]
     X = frame.drop(columns="target")
-    selector_class = getattr(costfs, load_method(method).selector_name)
+    selector_class = getattr(costfs, type(load_method(method)).__name__)
     options = {"trees_per_depth": 500} if method == "sts" else {}
     selector = selector_class(
         feature_costs=costs.to_dict(), budget=2.5, xi=1.0, random_state=3, **options
@@ -83,7 +83,7 @@ def test_select_command_keeps_three_classes_as_the_python_selector(tmp_path, met
     costs.rename_axis("feature").rename("cost").reset_index().to_csv(
         tmp_path / "costs.csv", index=False
     )
-    selector_class = getattr(costfs, load_method(method).selector_name)
+    selector_class = getattr(costfs, type(load_method(method)).__name__)
     hyperparameter = load_method(method).hyperparameter.name
     results = {}
     for mapping in ([], ["--positive-class", "2"]):
@@ -316,16 +316,13 @@ def test_a_tuned_selector_picks_what_costfs_select_picks(data_sets, method, para
     expected = select_once(
         X, y, costs, [1.5], method=method, value="tuned", seed=3, n_trees=500, **parameters
     ).iloc[0]
-    selector = load_method(method).selector_class(
+    selector = type(load_method(method))(
         feature_costs=costs, budget=1.5, random_state=3, **{name: "tuned"}, **parameters
     )
     selector.fit(X, y)
     assert list(selector.selected_features_) == list(expected["features"])
     assert getattr(selector, f"{name}_") == expected["value"]
     # a number stays as it was, and is reported the same way
-    fixed = (
-        load_method(method)
-        .selector_class(feature_costs=costs, budget=1.5, random_state=3, **parameters)
-        .fit(X, y)
-    )
+    selector_class = type(load_method(method))
+    fixed = selector_class(feature_costs=costs, budget=1.5, random_state=3, **parameters).fit(X, y)
     assert getattr(fixed, f"{name}_") == load_method(method).hyperparameter.default

@@ -5,8 +5,9 @@ import pytest
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 
+from costfs.core.costs import BUDGET_TOLERANCE
 from costfs.methods import sts, sts_features
-from costfs.methods._bcr import BUDGET_TOLERANCE, ratio_ranks, step_ratio
+from costfs.methods._bcr import ratio_ranks, step_ratio
 from costfs.methods.sts import pack_ensemble, path_features, unpack_tree_features
 from tests.conftest import declared, run_method, small_selector
 

@@ -1,41 +1,84 @@
 """costfs: cost-constrained feature selection for Random Forests.
 
-Every method file under `costfs/methods/` provides a scikit-learn selector, reachable here by
-its name (`costfs.AUCFilter`, `costfs.ShallowTreeSelector`, ...). The selectors are imported on
-first use, so that the workflow's light jobs (data, costs, aggregation) start without loading
-scikit-learn. `costfs.cost_accuracy_curve` scores a selector's choice at each budget on
-held-out data (`costfs.study.assessment`).
+Every method file under `costfs/methods/` holds one class, a scikit-learn selector, reachable
+here by its name (`costfs.AUCFilter`, `costfs.ShallowTreeSelector`, ...). They are imported on
+first use: a method's class is a scikit-learn estimator, and the workflow's light jobs (data,
+costs) start without loading scikit-learn. `costfs.cost_accuracy_curve` scores a selector's
+choice at each budget on held-out data (`costfs.study.assessment`).
 """
 
 import importlib
+from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+__version__ = "0.4.0"
 
+SELECTORS = {
+    "AUCFilter": "auc",
+    "BorutaSelector": "boruta",
+    "BudgetRFSelector": "budget_rf",
+    "CostEfficientBoostingSelector": "cegb",
+    "CostWeightedL1Selector": "l1_cost",
+    "FeatBoostSelector": "featboost",
+    "FeatureLimitedTreeSelector": "sts_features",
+    "ForwardSelector": "fs",
+    "ModelScheduleSelector": "msb",
+    "PenalisedForestSelector": "rf_penalized",
+    "PermutationImportanceFilter": "pfi",
+    "RandomFillSelector": "random_fill",
+    "ReliefFSelector": "relieff",
+    "ShallowTreeSelector": "sts",
+    "XGBImportanceSelector": "xgb_fs",
+}
+"""Each method's selector -> its method's module in `costfs.methods` (a conformance test holds
+the two to each other)."""
 
-def _selectors() -> dict[str, type]:
-    from costfs.methods import all_methods
+if TYPE_CHECKING:
+    from costfs.methods.auc import AUCFilter
+    from costfs.methods.boruta import BorutaSelector
+    from costfs.methods.budget_rf import BudgetRFSelector
+    from costfs.methods.cegb import CostEfficientBoostingSelector
+    from costfs.methods.featboost import FeatBoostSelector
+    from costfs.methods.fs import ForwardSelector
+    from costfs.methods.l1_cost import CostWeightedL1Selector
+    from costfs.methods.msb import ModelScheduleSelector
+    from costfs.methods.pfi import PermutationImportanceFilter
+    from costfs.methods.random_fill import RandomFillSelector
+    from costfs.methods.relieff import ReliefFSelector
+    from costfs.methods.rf_penalized import PenalisedForestSelector
+    from costfs.methods.sts import ShallowTreeSelector
+    from costfs.methods.sts_features import FeatureLimitedTreeSelector
+    from costfs.methods.xgb_fs import XGBImportanceSelector
+    from costfs.study.assessment import cost_accuracy_curve
 
-    return {
-        method.selector_name: getattr(
-            importlib.import_module(type(method).__module__), method.selector_name
-        )
-        for method in all_methods()
-    }
+__all__ = [
+    "AUCFilter",
+    "BorutaSelector",
+    "BudgetRFSelector",
+    "CostEfficientBoostingSelector",
+    "CostWeightedL1Selector",
+    "FeatBoostSelector",
+    "FeatureLimitedTreeSelector",
+    "ForwardSelector",
+    "ModelScheduleSelector",
+    "PenalisedForestSelector",
+    "PermutationImportanceFilter",
+    "RandomFillSelector",
+    "ReliefFSelector",
+    "ShallowTreeSelector",
+    "XGBImportanceSelector",
+    "cost_accuracy_curve",
+]
 
 
 def __getattr__(name: str):
-    if name == "__all__":
-        return sorted([*_selectors(), "cost_accuracy_curve"])
     if name == "cost_accuracy_curve":
         from costfs.study.assessment import cost_accuracy_curve
 
         return cost_accuracy_curve
-    if not name.startswith("_"):
-        selectors = _selectors()
-        if name in selectors:
-            return selectors[name]
+    if name in SELECTORS:
+        return getattr(importlib.import_module(f"costfs.methods.{SELECTORS[name]}"), name)
     raise AttributeError(f"module 'costfs' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_selectors(), "cost_accuracy_curve"])
+    return sorted([*globals(), *__all__])

@@ -20,7 +20,7 @@ log = logging.getLogger("costfs")
 
 USER_COMMANDS = {
     "select": "select",
-    "init-study": "select",
+    "init-study": "init_study",
     "run-study": "run_study",
     "combine-batches": "batches",
 }

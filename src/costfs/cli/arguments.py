@@ -1,4 +1,4 @@
-"""Arguments shared by the command modules (`costfs.cli.select` and `costfs.cli.stages.*`).
+"""Arguments shared by the command modules (`costfs.cli.<command>`, `costfs.cli.stages.*`).
 
 A command module provides `register(commands)`, which adds its subcommands to the `costfs`
 parser; `costfs.cli` imports only the module of the command it runs, so a rule's code hash

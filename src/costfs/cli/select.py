@@ -1,10 +1,8 @@
-"""One data set without a study: `costfs select` prints a selection for each budget, and
-`costfs init-study` writes a study config for the data set."""
+"""One data set without a study: `costfs select` prints a selection for each budget."""
 
 import inspect
 import json
 import logging
-import os
 import sys
 from pathlib import Path
 
@@ -21,7 +19,6 @@ from costfs.core.tabular import encode_levels
 from costfs.methods import load_method, method_names
 from costfs.study import realdata, single_run
 from costfs.study.assessment import SPLITS, assess_selection, held_out_splits
-from costfs.study.budgets import budget_breakpoints
 
 log = logging.getLogger("costfs")
 
@@ -33,7 +30,7 @@ SELECT_DEFAULTS = {
 """`costfs select`'s defaults are those of the function it calls."""
 
 
-def _read_problem(args) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, FeatureCosts]:
+def read_problem(args) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, FeatureCosts]:
     """The data (`realdata.table_to_arrays`: categorical columns as level codes, and their
     positions) and costs."""
     frame = read_table_file(args.data, args.missing_values)
@@ -56,7 +53,7 @@ def _value(text: str) -> float | str:
 
 
 def select(args) -> None:
-    codes, y, names, categorical, costs = _read_problem(args)
+    codes, y, names, categorical, costs = read_problem(args)
     X, _ = encode_levels(codes, y, categorical, seed=args.seed)
     everything = costs.total(np.arange(costs.n_features))
     log.info("%s: %d rows x %d features, total cost %.4g", args.data, *X.shape, everything)
@@ -134,9 +131,9 @@ def _selector(args, costs: FeatureCosts):
     }
     if method.hyperparameter is not None:
         options[method.hyperparameter.name] = args.xi
-    if "n_jobs" in method.selector_class().get_params():
+    if "n_jobs" in type(method)().get_params():
         options["n_jobs"] = args.threads
-    return method.selector_class(**options)
+    return type(method)(**options)
 
 
 def _interval(held_out: dict, metric: str, digits: int = 3) -> str:
@@ -201,97 +198,7 @@ METRIC_NAMES = {
 }
 
 
-STUDY_METHODS = ("auc", "pfi", "sts", "random_fill")
-"""The paper's cheap methods and the chance baseline: `init-study`'s methods, with forward
-selection added for data sets of at most `FORWARD_SELECTION_MAX_FEATURES` features."""
-
-FORWARD_SELECTION_MAX_FEATURES = 50
-
-
-def init_study(args) -> None:
-    X, _, names, _, costs = _read_problem(args)
-    name = args.name or Path(args.data).name.split(".")[0]
-    breakpoints = budget_breakpoints(costs, names)
-    budgets = [budget for budget, _ in breakpoints]
-    reasons = "".join(f"      #   {budget:g}: {why}\n" for budget, why in breakpoints)
-    total = costs.total(np.arange(costs.n_features))
-    # The shared costs given on the command line; those in the costs file stay there.
-    flagged = dict(args.group_costs)
-    group_costs = f"      group_costs: {json.dumps(flagged)}\n" if flagged else ""
-    marks = (
-        f"      missing_values: {json.dumps(args.missing_values)}\n" if args.missing_values else ""
-    )
-    positive_class = (
-        f"      positive_class: {json.dumps(args.positive_class)}\n"
-        if args.positive_class is not None
-        else "      # positive_class: LABEL  # to map the target to LABEL against the rest\n"
-    )
-    methods = [*STUDY_METHODS, *(["fs"] if X.shape[1] <= FORWARD_SELECTION_MAX_FEATURES else [])]
-    # A study reads the paths of its config from the config's folder (costfs run-study).
-    data_path, costs_path = (
-        _relative_to(Path(path), Path(args.out).resolve().parent) if args.out else str(path)
-        for path in (args.data, args.costs)
-    )
-    cheapest = cheapest_paid(costs)
-    method_lines = "\n".join(f"  {method}: {{}}" for method in methods)
-    others = ", ".join(m for m in method_names() if m not in methods)
-    study = f"""# Study of {name} ({X.shape[0]} rows x {X.shape[1]} features), written by
-# `costfs init-study`. Run it with: costfs run-study THIS_FILE --cores N --report
-# (results, logs and report.html in this file's folder; paths here are read from that folder).
-# config/README.md documents every key.
-seed: 1
-n_rep: 10  # random train/test splits; the results report their mean and interval
-engine: auto
-
-simulation:
-  settings: []  # no simulated data: only your data set
-
-real_data:
-  train_fraction: 0.6666666666666666
-  datasets:
-    {name}:
-      path: {json.dumps(data_path)}
-      costs: {json.dumps(costs_path)}
-{group_costs}{marks}      target: {json.dumps(args.target)}
-{positive_class}      # Suggested where what a budget buys changes (total cost {total:.4g},
-      # cheapest paid feature {cheapest:.4g}); edit to the budgets you consider:
-{reasons}      budgets: {json.dumps(budgets)}
-
-xi_grid: [0, 0.5, 1, 2]
-strategies: [agnostic, simple, tuned]
-
-evaluation:
-  n_trees: 500
-  metrics: [auc, brier, sensitivity, specificity]  # besides the error rate (MMCE)
-
-methods:
-{method_lines}
-  # More: {others} (see config/README.md)
-"""
-    if args.out:
-        storage.write_text(Path(args.out), study)
-        log.info(
-            "wrote %s; run it with: costfs run-study %s --cores N --report", args.out, args.out
-        )
-    else:
-        sys.stdout.write(study)
-
-
-def _relative_to(path: Path, folder: Path) -> str:
-    """`path` from `folder` (absolute where it is on another drive)."""
-    try:
-        return Path(os.path.relpath(path.resolve(), folder)).as_posix()
-    except ValueError:
-        return path.resolve().as_posix()
-
-
-def cheapest_paid(costs: FeatureCosts) -> float:
-    """The standalone cost of the cheapest feature that is not free (1 when all are)."""
-    standalone = costs.standalone()
-    return float(standalone[standalone > 0].min()) if (standalone > 0).any() else 1.0
-
-
-def _data_arguments():
+def data_arguments():
     return (
         (["data"], {"help": "the data: CSV, .csv.gz or Parquet, features and a target column"}),
         (["--costs"], {"required": True, "help": "CSV with columns feature,cost[,group]"}),
@@ -331,7 +238,7 @@ def register(commands) -> None:
         commands,
         "select",
         select,
-        *_data_arguments(),
+        *data_arguments(),
         (["--budget"], {"type": float, "nargs": "+", "required": True}),
         (["--method"], {"default": SELECT_DEFAULTS["method"], "choices": method_names()}),
         (
@@ -374,19 +281,4 @@ def register(commands) -> None:
         (["--out"], {"help": "also write the result as JSON to this file"}),
         THREADS,
         help="select the features to buy for each budget on your own data set",
-    )
-    add_command(
-        commands,
-        "init-study",
-        init_study,
-        *_data_arguments(),
-        (["--name"], {"help": "the data set's name in the study (default: the file's name)"}),
-        (
-            ["--out"],
-            {
-                "help": "write the config to this file, its paths relative to the file's folder "
-                "(default: print it, paths relative to the current folder)"
-            },
-        ),
-        help="write a study config for your own data set, to run with Snakemake",
     )

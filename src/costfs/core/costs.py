@@ -15,6 +15,9 @@ from costfs.core.errors import DataError
 
 NO_GROUP = -1
 
+BUDGET_TOLERANCE = 1e-9
+"""Float slack when comparing summed costs with a budget (costs summed in another order)."""
+
 
 def _shared_cost(value: object) -> float:
     """A shared cost as a number; NaN (rejected by the caller) for anything else."""

@@ -1,20 +1,36 @@
-"""The methods: one module per method, each with one `Method` subclass, and the contract they
-share in the private modules beside them (as in scikit-learn's `feature_selection`):
+"""The methods: one module per method, each with one class, a `CostConstrainedSelector`
+subclass, and the contract they share in the private modules beside them (as in
+scikit-learn's `feature_selection`):
 
-- `_base`: `Method`, the declaration of a method's parameters and hyperparameter, and the
-  `Selection` it returns;
-- `_selector`: the scikit-learn selector every method gets from its declaration;
+- `_base`: `Method`, the declaration of a method's parameters and hyperparameter, the
+  `Context` of a call and the `Selection` it returns;
+- `_selector`: `CostConstrainedSelector`, a `Method` and a scikit-learn selector, the base of
+  every method's class;
 - `_bcr`: the benefit-cost ratio and filling a budget from a ranking.
 
-A module's name is its method's name; discovery lists the public modules of this package, so
-adding a method is adding its file.
+A module's name is its method's name, so adding a method is adding its file: discovery lists
+the public modules of this package. Loading a method imports scikit-learn (its class is a
+selector).
 """
 
 import importlib
 import pkgutil
 from functools import cache
 
-from costfs.methods._base import Method
+from costfs.methods._base import Context, Method, Selection, describe_schema, stable_colour
+from costfs.methods._tuning import tuning_grid
+
+__all__ = [
+    "Context",
+    "Method",
+    "Selection",
+    "all_methods",
+    "describe_schema",
+    "load_method",
+    "method_names",
+    "stable_colour",
+    "tuning_grid",
+]
 
 
 def method_names() -> list[str]:
@@ -25,7 +41,7 @@ def method_names() -> list[str]:
 
 @cache
 def load_method(name: str) -> Method:
-    """The method of module `costfs.methods.<name>`."""
+    """The method of module `costfs.methods.<name>`: its class with the declared defaults."""
     if name not in method_names():
         raise ValueError(f"unknown method {name!r}; known methods: {', '.join(method_names())}")
     module = importlib.import_module(f"{__name__}.{name}")
@@ -38,8 +54,7 @@ def load_method(name: str) -> Method:
     ]
     if len(defined) != 1:
         raise TypeError(
-            f"costfs/methods/{name}.py must define exactly one Method subclass, found "
-            f"{len(defined)}"
+            f"costfs/methods/{name}.py must define exactly one method class, found {len(defined)}"
         )
     return defined[0]()
 

@@ -1,8 +1,9 @@
 """The method contract: what one file under `costfs/methods/` declares and provides.
 
-A method is a subclass of `Method` in its own module `costfs/methods/<name>.py`; the module's
-name is the method's name, its config key (`methods.<name>`), its workflow wildcard and the
-`method` column of the results. The class declares, once:
+A method is one class in its own module `costfs/methods/<name>.py`, a subclass of
+`costfs.methods._selector.CostConstrainedSelector` (itself a `Method` and a scikit-learn
+selector); the module's name is the method's name, its config key (`methods.<name>`), its
+workflow wildcard and the `method` column of the results. The class declares, once:
 
 - `summary`: one line for the documentation tables;
 - `hyperparameter`: the `Hyperparameter` the tuned strategy varies (`XI` for the benefit-cost
@@ -19,22 +20,25 @@ name is the method's name, its config key (`methods.<name>`), its workflow wildc
 - `multi_class`: whether it handles targets of more than two classes (a method that does not
   raises a `DataError` naming itself on such a target, never a silent binary result).
 
-and implements `select` (and, where it has a cost-free part, `prepare`). Optional hooks with
-defaults: `evaluation_columns` (extra columns of the method's own model on the test rows),
-`schedule` (a model schedule, one cost-accuracy curve per run) and `choose_record` (the
-selector's pick where a method returns several records per hyperparameter value and budget).
+and implements `select` (and, where it has a cost-free part, `prepare`), each receiving the
+data, its stage's declared parameters and a `Context` (seed, threads, engine, the prepared
+cost-free part). They are the method's algorithm: they read no attribute of the estimator, whose
+`fit` passes its own parameters to them. Optional hooks with defaults: `evaluation_columns`
+(extra columns of the method's own model on the test rows), `schedule` (a model schedule, one
+cost-accuracy curve per run) and `choose_record` (the selector's pick where a method returns
+several records per hyperparameter value and budget).
 
 From the declaration come the config schema's `methods` part and the rows of config/README.md
-(`method_docs`, kept current by a test), the workflow's jobs and their parameters, and
-the scikit-learn selector (`Method.selector`), whose keyword-only `__init__` lists exactly the
-declared parameters and whose `fit` validates them.
+(`costfs.study.method_docs`, kept current by a test), the workflow's jobs and their parameters,
+and the selector's keyword-only `__init__` and numpydoc docstring, which list exactly the
+declared parameters.
 """
 
 import functools
-import inspect
 import operator
+import textwrap
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -227,13 +231,31 @@ class Selection:
     artifacts: dict[str, np.ndarray] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Context:
+    """What one call of `prepare` or `select` runs with besides the data and the declared
+    parameters."""
+
+    seed: int
+    """Seeds every random draw of the call."""
+    n_jobs: int = 1
+    """Threads the call may use; no result depends on them."""
+    engine: str = "none"
+    """The Random Forest engine of the stage's forests (`Method.engine_for`); "none" for a
+    stage that grows none."""
+    prepared: Mapping[str, np.ndarray] | None = None
+    """`select` only: the result of `prepare` on the same (X, y); None for a method without a
+    cost-free part."""
+
+
 def stable_colour(name: str) -> str:
     """A colour from a name: the same whatever other methods a study has."""
     return _SPARE_COLOURS[zlib.crc32(name.encode()) % len(_SPARE_COLOURS)]
 
 
 class Method:
-    """Base class of every method: subclass it once in `costfs/methods/<name>.py`."""
+    """The workflow's face of a method: its declaration and its algorithm. Every method's
+    class gets it through `costfs.methods._selector.CostConstrainedSelector`."""
 
     name: ClassVar[str]
     """Set from the module's name: file name = config key = wildcard = `method` column."""
@@ -250,16 +272,19 @@ class Method:
     """How the method handles missing values in X, for the documentation (required)."""
     colour: ClassVar[str | None] = None
     multi_class: ClassVar[bool] = True
-    selector_name: ClassVar[str]
-    """Set by `selector`: the name of the scikit-learn selector in the `costfs` namespace."""
 
     # Derived from the subclass when it is defined.
     has_preparation: ClassVar[bool]
     has_schedule: ClassVar[bool]
+    all_engines: ClassVar[tuple[str, ...]]
+    """Every engine some forest of the method can run on."""
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls.name = cls.__module__.rsplit(".", 1)[-1]
+        module = cls.__module__.rsplit(".", 1)[-1]
+        if module.startswith("_"):
+            return  # a base class of the contract, not a method
+        cls.name = module
         cls.has_preparation = cls.prepare is not Method.prepare
         cls.has_schedule = cls.schedule is not Method.schedule
         names = [parameter.name for parameter in cls.parameters]
@@ -269,13 +294,14 @@ class Method:
             raise TypeError(f"method {cls.name}: declare how it handles missing values")
         if cls.preparation_engines is None:
             cls.preparation_engines = cls.engines
+        cls.all_engines = tuple(dict.fromkeys(cls.engines + cls.preparation_engines))
         unknown = set(cls.engines + cls.preparation_engines) - set(ENGINES + TREE_ENGINES)
         if unknown:
             raise TypeError(f"method {cls.name}: unknown engines {sorted(unknown)}")
 
     # The method's work.
 
-    def prepare(self, X, y, *, seed: int, n_jobs: int, engine: str, **parameters) -> dict:
+    def prepare(self, X: np.ndarray, y: np.ndarray, context: Context, **parameters) -> dict:
         """The cost-free part, computed once per data set and reused for every cost vector,
         budget and hyperparameter value: a dict of arrays. Receives the preparation
         parameters. The default: no cost-free part."""
@@ -288,19 +314,14 @@ class Method:
         costs: "FeatureCosts | np.ndarray",
         budgets: Sequence[float],
         grid: Sequence[float],
-        *,
-        prepared: dict | None,
-        seed: int,
-        n_jobs: int,
-        engine: str,
+        context: Context,
         **parameters,
     ) -> Selection:
         """The selection for every (value in `grid`, budget); `grid` is empty for a method
         without a hyperparameter. `costs` are the features' costs, with any shared-cost groups
         (`FeatureCosts.of(costs)` reads a plain array too): a selection's true cost,
-        `costs.total(features)`, must fit its budget. Receives the selection parameters and
-        `prepared`, the result of `prepare` on the same (X, y) (None for a method without
-        one)."""
+        `costs.total(features)`, must fit its budget. Receives the selection parameters;
+        `context.prepared` is the result of `prepare` on the same (X, y)."""
         raise NotImplementedError
 
     def prepare_and_select(
@@ -332,9 +353,7 @@ class Method:
             prepared = self.prepare(
                 X,
                 y,
-                seed=seed,
-                n_jobs=n_jobs,
-                engine=self.engine_for(engine, stage="prepare", values=values),
+                Context(seed, n_jobs, self.engine_for(engine, stage="prepare", values=values)),
                 **self.stage_parameters(values, "prepare"),
             )
         selection = self.select(
@@ -343,10 +362,7 @@ class Method:
             costs,
             budgets,
             grid,
-            prepared=prepared,
-            seed=seed,
-            n_jobs=n_jobs,
-            engine=self.engine_for(engine, values=values),
+            Context(seed, n_jobs, self.engine_for(engine, values=values), prepared),
             **self.stage_parameters(values, "select"),
         )
         return prepared, selection
@@ -404,13 +420,9 @@ class Method:
             if parameter.stage in (stage, "both")
         }
 
-    def defaults(self) -> dict:
-        return {parameter.name: parameter.default for parameter in self.parameters}
-
-    @property
-    def all_engines(self) -> tuple[str, ...]:
-        """Every engine some forest of the method can run on."""
-        return tuple(dict.fromkeys(self.engines + self.preparation_engines))
+    @classmethod
+    def defaults(cls) -> dict:
+        return {parameter.name: parameter.default for parameter in cls.parameters}
 
     def stage_engines(self, stage: str, values: Mapping[str, Any]) -> tuple[str, ...]:
         """The engines `stage`'s forests can run on with the parameters `values`, preferred
@@ -449,81 +461,17 @@ class Method:
                 raise DataError(f"{source}: {explain_error(errors[0], name, noun='parameter')}")
 
     @classmethod
-    def selector(cls, name: str) -> Callable[[str], type]:
-        """Declares the method's scikit-learn selector, named `name`, and returns the
-        `__getattr__` of the method's module, which builds it on first use: importing
-        scikit-learn takes about a second, which a stage job that never builds a selector
-        should not pay. In the method's module: `__getattr__ = MyMethod.selector("MySelector")`.
-        """
-        cls.selector_name = name
-
-        def module_attribute(attribute: str) -> type:
-            if attribute == name:
-                return cls().selector_class
-            raise AttributeError(f"module {cls.__module__!r} has no attribute {attribute!r}")
-
-        return module_attribute
-
-    @property
-    def selector_class(self) -> type:
-        """The scikit-learn selector (built once per method).
-
-        Its `__init__` takes keyword-only parameters: `feature_costs`, `budget`, the
-        hyperparameter (if any), the declared parameters, `random_state`, `precomputed` (if
-        the method has a cost-free part), `n_jobs` and `engine` (if it grows forests).
-        """
-        cls = type(self)
-        if "_selector_class" not in cls.__dict__:
-            cls._selector_class = self._build_selector()
-        return cls._selector_class
-
-    def _build_selector(self) -> type:
-        from costfs.methods._selector import CostConstrainedSelector
-
-        name = self.selector_name
-        signature = inspect.Signature(
-            [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-            + [
-                inspect.Parameter(
-                    key,
-                    inspect.Parameter.KEYWORD_ONLY,
-                    default=default,
-                    annotation=self.selector_annotation(key),
-                )
-                for key, default in self.selector_parameters().items()
-            ]
-        )
-
-        def __init__(self, **parameters):
-            bound = signature.bind(self, **parameters)
-            bound.apply_defaults()
-            for key, value in list(bound.arguments.items())[1:]:
-                setattr(self, key, value)
-
-        __init__.__signature__ = signature
-        __init__.__qualname__ = f"{name}.__init__"
-        return type(
-            name,
-            (CostConstrainedSelector,),
-            {
-                "__init__": __init__,
-                "__module__": type(self).__module__,
-                "__qualname__": name,
-                "__doc__": self.selector_doc(),
-                "_method": self,
-            },
-        )
-
-    def selector_annotation(self, key: str) -> Any:
+    def selector_annotation(cls, key: str) -> Any:
         """The type annotation of selector parameter `key`."""
         if key in SELECTOR_ANNOTATIONS:
             return SELECTOR_ANNOTATIONS[key]
-        if self.hyperparameter is not None and key == self.hyperparameter.name:
+        if cls.hyperparameter is not None and key == cls.hyperparameter.name:
             return float | Literal["tuned"]
-        (parameter,) = (parameter for parameter in self.parameters if parameter.name == key)
+        (parameter,) = (parameter for parameter in cls.parameters if parameter.name == key)
         return schema_annotation(parameter.schema)
 
-    def selector_parameters(self) -> dict[str, Any]:
+    @classmethod
+    def selector_parameters(cls) -> dict[str, Any]:
         """The selector's parameters and their defaults, in signature order."""
         parameters: dict[str, Any] = {
             "feature_costs": None,
@@ -531,58 +479,105 @@ class Method:
             "group_costs": None,
             "budget": 1.0,
         }
-        if self.hyperparameter is not None:
-            parameters[self.hyperparameter.name] = self.hyperparameter.default
+        if cls.hyperparameter is not None:
+            parameters[cls.hyperparameter.name] = cls.hyperparameter.default
         # Tuples: a scikit-learn default must be immutable.
         parameters.update(
             {
                 name: tuple(value) if isinstance(value, list) else value
-                for name, value in self.defaults().items()
+                for name, value in cls.defaults().items()
             }
         )
         parameters["random_state"] = None
-        if self.has_preparation:
+        if cls.has_preparation:
             parameters["precomputed"] = None
         parameters["n_jobs"] = 1
-        if self.all_engines:
+        if cls.all_engines:
             parameters["engine"] = "auto"
         return parameters
 
-    def selector_doc(self) -> str:
-        lines = [
-            f"{self.summary}",
-            "",
-            f"The scikit-learn selector of method `{self.name}` (costfs/methods/{self.name}.py).",
-            "",
-            "Parameters (keyword-only):",
-            "- feature_costs: one cost >= 0 per column (0: free; array in column order, or a "
-            "mapping / Series keyed by column name); None: every feature costs 1",
-            "- feature_groups: each grouped feature's group (mapping keyed by column name, or "
-            "one entry per column, None for no group); a group's shared cost is paid once, when "
-            "its first feature is used",
-            "- group_costs: mapping group -> shared cost (>= 0)",
-            "- budget: the largest summed cost of the selected features",
+    @classmethod
+    def selector_doc(cls, description: str | None) -> str:
+        """The selector's numpydoc docstring: `description` (the class's own docstring, else
+        the summary), then its parameters and fitted attributes from the declaration."""
+        parameters = [
+            (
+                "feature_costs : array-like, mapping or None, default=None",
+                "One cost >= 0 per column (0: free), in column order or keyed by column name; "
+                "None: every feature costs 1 (the budget is then a number of features).",
+            ),
+            (
+                "feature_groups : mapping, sequence or None, default=None",
+                "Each grouped feature's group (keyed by column name, or one entry per column, "
+                "None for no group); a group's shared cost is paid once, when its first "
+                "feature is used.",
+            ),
+            ("group_costs : mapping or None, default=None", "Group -> shared cost (>= 0)."),
+            ("budget : float, default=1.0", "The largest true cost of the selected features."),
         ]
-        if self.hyperparameter is not None:
-            hyper = self.hyperparameter
-            lines.append(
-                f"- {hyper.name} (default {hyper.default:g}): {hyper.help}; or 'tuned': the "
-                f"value of the lowest refit OOB error, in `{hyper.name}_`"
+        if cls.hyperparameter is not None:
+            hyper = cls.hyperparameter
+            parameters.append(
+                (
+                    f"{hyper.name} : {describe_schema(hyper.schema)} or 'tuned', "
+                    f"default={hyper.default:g}",
+                    f"{_sentence(hyper.help)} 'tuned': the value of the lowest refit OOB "
+                    f"error over the tuning grid, in `{hyper.name}_`.",
+                )
             )
-        for parameter in self.parameters:
-            lines.append(f"- {parameter.name} (default {parameter.default!r}): {parameter.help}")
-        lines.append("- random_state: seeds every random draw of the method")
-        if self.has_preparation:
-            lines.append(
-                "- precomputed: `precomputed_` of a fit on the same (X, y); changing the costs, "
-                "the budget or the hyperparameter then reuses the cost-free part"
+        parameters += [
+            (
+                f"{parameter.name} : {describe_schema(parameter.schema)}, "
+                f"default={parameter.default!r}",
+                _sentence(parameter.help),
             )
-        lines.append("- n_jobs: threads (the result does not depend on it)")
-        if self.all_engines:
-            lines.append(
-                f"- engine: Random Forest engine, auto or one of {', '.join(self.all_engines)}"
+            for parameter in cls.parameters
+        ]
+        parameters.append(
+            ("random_state : int, RandomState or None, default=None", "Seeds every random draw.")
+        )
+        if cls.has_preparation:
+            parameters.append(
+                (
+                    "precomputed : dict or None, default=None",
+                    "`precomputed_` of a fit on the same (X, y): changing the costs, the "
+                    "budget or the hyperparameter then reuses the cost-free part.",
+                )
             )
+        parameters.append(("n_jobs : int, default=1", "Threads (no result depends on them)."))
+        if cls.all_engines:
+            engines = ", ".join(f"'{engine}'" for engine in ("auto", *cls.all_engines))
+            parameters.append((f"engine : {{{engines}}}, default='auto'", "Forest engine."))
+        attributes = [
+            ("selected_features_ : ndarray of int", "Column indices of the features to buy."),
+            ("total_cost_ : float", "Their true cost, each used group's shared cost once."),
+            ("support_ : ndarray of bool", "The selected columns as a mask."),
+        ]
+        if cls.hyperparameter is not None:
+            attributes.append((f"{cls.hyperparameter.name}_ : float", "The value used."))
+        attributes.append(
+            (
+                "precomputed_ : dict or None",
+                "The cost-free part, to pass as `precomputed` (None for a method without one).",
+            )
+        )
+        lines = [
+            textwrap.fill((description or cls.summary).strip(), 88),
+            "",
+            f"The scikit-learn selector of method `{cls.name}` (costfs/methods/{cls.name}.py).",
+        ]
+        for title, entries in (("Parameters", parameters), ("Attributes", attributes)):
+            lines += ["", title, "-" * len(title)]
+            for head, text in entries:
+                lines += [
+                    head,
+                    textwrap.fill(text, 88, initial_indent="    ", subsequent_indent="    "),
+                ]
         return "\n".join(lines)
+
+
+def _sentence(text: str) -> str:
+    return f"{text[0].upper()}{text[1:]}{'' if text.endswith('.') else '.'}"
 
 
 def _plain(value):

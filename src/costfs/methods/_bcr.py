@@ -4,11 +4,8 @@ import math
 
 import numpy as np
 
-from costfs.core.costs import NO_GROUP, FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, NO_GROUP, FeatureCosts
 from costfs.methods._base import Parameter, Selection, choice
-
-BUDGET_TOLERANCE = 1e-9
-"""Float slack when comparing summed costs with a budget (costs summed in another order)."""
 
 POSITIVE_DELTA_RULES = {
     "multiply": lambda delta, weight: np.where(delta < 0, delta / weight, delta * weight),

@@ -5,8 +5,8 @@ rows through its trees. The method imports them where it grows or routes trees, 
 import numba
 import numpy as np
 
-from costfs.core.costs import NO_GROUP
-from costfs.methods._bcr import BUDGET_TOLERANCE, RATIO_TOLERANCE
+from costfs.core.costs import BUDGET_TOLERANCE, NO_GROUP
+from costfs.methods._bcr import RATIO_TOLERANCE
 
 LEAF = -1
 """`feature` of a leaf node."""

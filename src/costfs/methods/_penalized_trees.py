@@ -5,8 +5,7 @@ does not import numba."""
 import numba
 import numpy as np
 
-from costfs.core.costs import NO_GROUP
-from costfs.methods._bcr import BUDGET_TOLERANCE
+from costfs.core.costs import BUDGET_TOLERANCE, NO_GROUP
 
 NO_SPLIT = -1
 

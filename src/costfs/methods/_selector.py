@@ -1,5 +1,7 @@
-"""The scikit-learn face of every method: the base of the selectors `Method.selector` builds."""
+"""The base class of every method: a `Method` (the workflow's contract) and a scikit-learn
+selector."""
 
+import inspect
 from collections.abc import Mapping
 from typing import Self
 
@@ -21,6 +23,7 @@ from costfs.core.validation import (
     check_feature_groups,
     check_features,
 )
+from costfs.methods._base import Method
 from costfs.methods._tuning import TUNED, TUNING_TREES, tuned_record, tuning_grid
 
 
@@ -28,11 +31,13 @@ def _is_tuned(value) -> bool:
     return isinstance(value, str) and value == TUNED
 
 
-class CostConstrainedSelector(SelectorMixin, BaseEstimator):
+class CostConstrainedSelector(SelectorMixin, BaseEstimator, Method):
     """Selects features whose summed cost fits `budget`, by the rule of its method.
 
-    Each subclass is built by `costfs.methods._base.Method.selector` from the method's declaration:
-    `_method` is the method, `__init__` stores its keyword-only parameters.
+    Every method is one subclass, written in `costfs/methods/<name>.py`: it declares its
+    parameters (`Method`) and implements `prepare`/`select`; its keyword-only `__init__`, which
+    stores exactly the declared parameters, and its numpydoc docstring come from that
+    declaration when the class is defined.
 
     `precomputed`, where the method has it, is the `precomputed_` of an earlier fit on the same
     (X, y): changing `feature_costs`, `budget` or the hyperparameter then does not recompute
@@ -60,7 +65,31 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
     of a duplicated column is a feature with its own cost.
     """
 
-    _method = None
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        signature = inspect.Signature(
+            [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+            + [
+                inspect.Parameter(
+                    key,
+                    inspect.Parameter.KEYWORD_ONLY,
+                    default=default,
+                    annotation=cls.selector_annotation(key),
+                )
+                for key, default in cls.selector_parameters().items()
+            ]
+        )
+
+        def __init__(self, **parameters):
+            bound = signature.bind(self, **parameters)
+            bound.apply_defaults()
+            for key, value in list(bound.arguments.items())[1:]:
+                setattr(self, key, value)
+
+        __init__.__signature__ = signature
+        __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+        cls.__init__ = __init__
+        cls.__doc__ = cls.selector_doc(cls.__doc__)
 
     def _seed(self) -> int:
         if isinstance(self.random_state, int | np.integer):
@@ -69,16 +98,15 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
 
     def _grid(self) -> list:
         """The hyperparameter values `select` gets: the selector's own value, if any."""
-        hyperparameter = self._method.hyperparameter
+        hyperparameter = self.hyperparameter
         return [] if hyperparameter is None else [getattr(self, hyperparameter.name)]
 
     def fit(self, X: ArrayLike | pd.DataFrame, y: ArrayLike) -> Self:
         """Select features on (X, y); sets `selected_features_`, `total_cost_`, `support_`,
         the hyperparameter's value used (`xi_`, `alpha_`) and `precomputed_` (the cost-free
         part, None for a method without one)."""
-        method = self._method
         name = type(self).__name__
-        values = {parameter.name: getattr(self, parameter.name) for parameter in method.parameters}
+        values = {parameter.name: getattr(self, parameter.name) for parameter in self.parameters}
         if isinstance(X, pd.DataFrame):
             check_feature_frame(X, "X")
             keyed = isinstance(self.feature_costs, Mapping | pd.Series)
@@ -114,11 +142,11 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
             own_costs, self.feature_groups, self.group_costs, feature_names
         )
         budget = check_budget(self.budget)
-        hyperparameter = method.hyperparameter
+        hyperparameter = self.hyperparameter
         tuned = hyperparameter is not None and _is_tuned(getattr(self, hyperparameter.name))
         if not isinstance(self.n_jobs, int | np.integer) or self.n_jobs < 1:
             raise DataError(f"{name}: n_jobs must be a positive integer, got {self.n_jobs!r}")
-        self.precomputed_, selection = method.prepare_and_select(
+        self.precomputed_, selection = self.prepare_and_select(
             X,
             y,
             costs,
@@ -142,7 +170,7 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator):
                 n_jobs=int(self.n_jobs),
             )
         else:
-            record = method.choose_record(selection.records)
+            record = self.choose_record(selection.records)
         if hyperparameter is not None:
             setattr(self, f"{hyperparameter.name}_", float(record["value"]))
         self.selected_features_ = np.asarray(record["features"], dtype=int)

@@ -66,9 +66,7 @@ class GainImportancePreparation:
     """The cost-free part of a method that ranks by XGBoost gain importance: the importances
     of one model on all features, computed once per data set (`prepared["scores"]`)."""
 
-    def prepare(
-        self, X, y, *, seed, n_jobs, engine, n_estimators, max_depth, learning_rate, max_bin
-    ):
+    def prepare(self, X, y, context, *, n_estimators, max_depth, learning_rate, max_bin):
         scores = xgboost_importance(
             X,
             y,
@@ -76,6 +74,6 @@ class GainImportancePreparation:
             max_depth=max_depth,
             learning_rate=learning_rate,
             max_bin=max_bin,
-            seed=seed,
+            seed=context.seed,
         )
         return {"scores": scores}

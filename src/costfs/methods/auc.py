@@ -1,11 +1,12 @@
 """AUC filter (RF paper, section 2.2): rank by 2|AUC - 0.5| / c^xi, fill the budget."""
 
 from costfs.engine.importance import auc_scores
-from costfs.methods._base import XI, Method, Selection
+from costfs.methods._base import XI, Selection
 from costfs.methods._bcr import filter_selections
+from costfs.methods._selector import CostConstrainedSelector
 
 
-class AUCFiltering(Method):
+class AUCFilter(CostConstrainedSelector):
     summary = "rank by 2·|AUC−0.5| / c^ξ, fill the budget"
     hyperparameter = XI
     missing_values = (
@@ -14,11 +15,8 @@ class AUCFiltering(Method):
     )
     colour = "#0072B2"
 
-    def prepare(self, X, y, *, seed, n_jobs, engine):
+    def prepare(self, X, y, context):
         return {"scores": auc_scores(X, y)}
 
-    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine):
-        return Selection(filter_selections(prepared["scores"], costs, budgets, grid))
-
-
-__getattr__ = AUCFiltering.selector("AUCFilter")
+    def select(self, X, y, costs, budgets, grid, context):
+        return Selection(filter_selections(context.prepared["scores"], costs, budgets, grid))

@@ -22,8 +22,9 @@ import numpy as np
 from costfs.core.costs import FeatureCosts
 from costfs.core.extras import import_optional
 from costfs.engine.forest import ENGINES, gini_importances, random_forest
-from costfs.methods._base import Method, Parameter, Selection, choice, integer, number, or_value
+from costfs.methods._base import Parameter, Selection, choice, integer, number, or_value
 from costfs.methods._bcr import ranking_selections
+from costfs.methods._selector import CostConstrainedSelector
 
 CONFIRMED, TENTATIVE, REJECTED = 0, 1, 2
 KEEP = {"confirmed": CONFIRMED, "tentative": TENTATIVE, "all": REJECTED}
@@ -91,7 +92,7 @@ def boruta_order(
     return order[decisions[order] <= KEEP[keep]]
 
 
-class Boruta(Method):
+class BorutaSelector(CostConstrainedSelector):
     summary = (
         "Boruta (BorutaPy) decisions, confirmed features by importance, filled to the budget "
         "(cost-agnostic)"
@@ -130,23 +131,22 @@ class Boruta(Method):
     )
     colour = "#332288"
 
-    def prepare(self, X, y, *, seed, n_jobs, engine, max_iter, max_depth, n_estimators, alpha):
+    def prepare(self, X, y, context, *, max_iter, max_depth, n_estimators, alpha):
         decisions, importance = boruta_decisions(
             X,
             y,
-            seed=seed,
+            seed=context.seed,
             max_iter=max_iter,
             max_depth=max_depth,
             n_estimators=n_estimators,
             alpha=alpha,
-            n_jobs=n_jobs,
-            engine=engine,
+            n_jobs=context.n_jobs,
+            engine=context.engine,
         )
         return {"decisions": decisions, "importance": importance}
 
-    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine, keep):
-        order = boruta_order(prepared["decisions"], prepared["importance"], costs, keep)
+    def select(self, X, y, costs, budgets, grid, context, *, keep):
+        order = boruta_order(
+            context.prepared["decisions"], context.prepared["importance"], costs, keep
+        )
         return Selection(ranking_selections(order, costs, budgets))
-
-
-__getattr__ = Boruta.selector("BorutaSelector")

@@ -35,14 +35,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from costfs.core.costs import FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.progress import progress_bar
 from costfs.core.seeds import derive_seed
 from costfs.core.tabular import missing_as_lowest
 from costfs.engine.forest import class_count, majority_class
 from costfs.methods._base import (
     Hyperparameter,
-    Method,
     Parameter,
     Selection,
     boolean,
@@ -50,7 +49,7 @@ from costfs.methods._base import (
     number,
     numbers,
 )
-from costfs.methods._bcr import BUDGET_TOLERANCE
+from costfs.methods._selector import CostConstrainedSelector
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -476,7 +475,7 @@ def ensemble_test_metrics(
     return pd.DataFrame(rows)
 
 
-class BudgetRF(Method):
+class BudgetRFSelector(CostConstrainedSelector):
     summary = (
         "BudgetRF (Nan et al.): GreedyTrees with the threshold-Pairs impurity and minimax "
         "splits weighted by cost^ξ on bootstrap samples, each grown within what is left of the "
@@ -532,11 +531,8 @@ class BudgetRF(Method):
         costs,
         budgets,
         grid,
+        context,
         *,
-        prepared,
-        seed,
-        n_jobs,
-        engine,
         cost_exponents,
         hard_budget,
         n_trees_max,
@@ -553,13 +549,13 @@ class BudgetRF(Method):
             costs,
             budgets,
             grid,
-            seed=seed,
+            seed=context.seed,
             cost_exponents=cost_exponents,
             hard_budget=hard_budget,
             n_trees_max=n_trees_max,
             min_leaf=min_leaf,
             paid_features_free=paid_features_free,
-            n_jobs=n_jobs,
+            n_jobs=context.n_jobs,
         )
         records, kept = [], {}
         for alpha in grid:
@@ -605,6 +601,3 @@ class BudgetRF(Method):
             .merge(metrics, on=keys, how="left", validate="many_to_one")
         )
         return joined.drop(columns=keys)
-
-
-__getattr__ = BudgetRF.selector("BudgetRFSelector")

@@ -28,11 +28,11 @@ import math
 
 import numpy as np
 
-from costfs.core.costs import FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.extras import import_optional
 from costfs.core.seeds import derive_seed
-from costfs.methods._base import Method, Parameter, Selection, integer, number
-from costfs.methods._bcr import BUDGET_TOLERANCE
+from costfs.methods._base import Parameter, Selection, integer, number
+from costfs.methods._selector import CostConstrainedSelector
 
 MAX_DOUBLINGS = 64
 """Doublings of the tradeoff before giving up on a model within the budget (2^64 times the
@@ -115,7 +115,7 @@ def within_budget(used: UsedFeatures, costs, budget: float, n_bisections: int) -
     return used(within), within
 
 
-class CostEfficientBoosting(Method):
+class CostEfficientBoostingSelector(CostConstrainedSelector):
     summary = (
         "LightGBM's cost-efficient gradient boosting, the costs as coupled feature penalties; "
         "per budget the tradeoff bisected until the used features fit"
@@ -143,11 +143,8 @@ class CostEfficientBoosting(Method):
         costs,
         budgets,
         grid,
+        context,
         *,
-        prepared,
-        seed,
-        n_jobs,
-        engine,
         n_estimators,
         num_leaves,
         learning_rate,
@@ -160,7 +157,7 @@ class CostEfficientBoosting(Method):
             X,
             y,
             costs,
-            seed=derive_seed(seed, "cegb"),
+            seed=derive_seed(context.seed, "cegb"),
             n_estimators=n_estimators,
             num_leaves=num_leaves,
             learning_rate=learning_rate,
@@ -178,6 +175,3 @@ class CostEfficientBoosting(Method):
                 }
             )
         return Selection(records)
-
-
-__getattr__ = CostEfficientBoosting.selector("CostEfficientBoostingSelector")

@@ -72,12 +72,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from costfs.core.costs import FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.seeds import derive_seed
 from costfs.core.validation import DataError
 from costfs.engine.forest import class_count
-from costfs.methods._base import XI, Method, Parameter, Selection, choice, integer, number, or_null
-from costfs.methods._bcr import BUDGET_TOLERANCE, ratio_ranks, step_ratio
+from costfs.methods._base import XI, Parameter, Selection, choice, integer, number, or_null
+from costfs.methods._bcr import ratio_ranks, step_ratio
+from costfs.methods._selector import CostConstrainedSelector
 from costfs.methods._xgboost import (
     XGBOOST_PARAMETERS,
     GainImportancePreparation,
@@ -360,7 +361,7 @@ def featboost_path(
     return FeatBoostPath(tuple(selected), spent, accuracy, resets, stop)
 
 
-class FeatBoost(GainImportancePreparation, Method):
+class FeatBoostSelector(GainImportancePreparation, CostConstrainedSelector):
     summary = (
         "FeatBoost (Alsahaf et al.): XGBoost ranking on re-weighted rows, top-m affordable "
         "candidates scored by 3-fold CV (k-NN) with the selected set, softmax re-weighting, "
@@ -416,11 +417,8 @@ class FeatBoost(GainImportancePreparation, Method):
         costs,
         budgets,
         grid,
+        context,
         *,
-        prepared,
-        seed,
-        n_jobs,
-        engine,
         n_candidates,
         n_folds,
         epsilon,
@@ -438,7 +436,7 @@ class FeatBoost(GainImportancePreparation, Method):
         models = FeatBoostModels(
             X,
             y,
-            seed=seed,
+            seed=context.seed,
             n_folds=n_folds,
             evaluator=evaluator,
             n_neighbors=n_neighbors,
@@ -446,7 +444,7 @@ class FeatBoost(GainImportancePreparation, Method):
             max_depth=max_depth,
             learning_rate=learning_rate,
             max_bin=max_bin,
-            equal_weight_importance=prepared["scores"],
+            equal_weight_importance=context.prepared["scores"],
         )
 
         def run(xi: float) -> list[FeatBoostPath]:
@@ -469,7 +467,7 @@ class FeatBoost(GainImportancePreparation, Method):
         # The values of xi on the job's threads, sharing the memos: a value memoised is the one
         # any path would compute (each memo is keyed by all its value depends on), so which
         # thread computes it first cannot change a selection.
-        with ThreadPoolExecutor(max_workers=max(1, min(n_jobs, len(grid)))) as pool:
+        with ThreadPoolExecutor(max_workers=max(1, min(context.n_jobs, len(grid)))) as pool:
             paths_per_xi = list(pool.map(run, grid))
         records = []
         for xi, paths in zip(grid, paths_per_xi, strict=True):
@@ -485,6 +483,3 @@ class FeatBoost(GainImportancePreparation, Method):
                     }
                 )
         return Selection(records)
-
-
-__getattr__ = FeatBoost.selector("FeatBoostSelector")

@@ -46,13 +46,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from costfs.core.costs import FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.progress import progress_bar
 from costfs.core.seeds import derive_seed
 from costfs.engine.forest import ENGINES, majority_class, oob_errors
 from costfs.methods._base import (
     XI,
-    Method,
     Parameter,
     Selection,
     boolean,
@@ -60,12 +59,12 @@ from costfs.methods._base import (
     integer,
 )
 from costfs.methods._bcr import (
-    BUDGET_TOLERANCE,
     POSITIVE_DELTA,
     RATIO_TOLERANCE,
     ratio_ranks,
     step_ratio,
 )
+from costfs.methods._selector import CostConstrainedSelector
 
 RACING_ETA = 4
 """Each racing level grows RACING_ETA x the trees of the one before."""
@@ -371,7 +370,7 @@ def forward_paths(
     return search
 
 
-class ForwardSelection(Method):
+class ForwardSelector(CostConstrainedSelector):
     summary = (
         "Random Forest forward selection by ΔOOB-MMCE / c_j^ξ; forests on common random numbers "
         "(or seeded per set), racing (successive halving) over each step's candidates, and one "
@@ -414,21 +413,7 @@ class ForwardSelection(Method):
         return ("numba",) if values["forests"] == "common" else ENGINES
 
     def select(
-        self,
-        X,
-        y,
-        costs,
-        budgets,
-        grid,
-        *,
-        prepared,
-        seed,
-        n_jobs,
-        engine,
-        n_trees,
-        racing,
-        forests,
-        positive_delta,
+        self, X, y, costs, budgets, grid, context, *, n_trees, racing, forests, positive_delta
     ):
         search = forward_paths(
             X,
@@ -436,13 +421,13 @@ class ForwardSelection(Method):
             costs,
             budgets,
             grid,
-            seed=seed,
+            seed=context.seed,
             n_trees=n_trees,
             racing=racing,
             forests=forests,
             positive_delta=positive_delta,
-            n_jobs=n_jobs,
-            engine=engine,
+            n_jobs=context.n_jobs,
+            engine=context.engine,
         )
         return Selection(
             [
@@ -457,6 +442,3 @@ class ForwardSelection(Method):
                 for budget in budgets
             ]
         )
-
-
-__getattr__ = ForwardSelection.selector("ForwardSelector")

@@ -30,11 +30,11 @@ import math
 
 import numpy as np
 
-from costfs.core.costs import FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.seeds import derive_seed
-from costfs.methods._base import XI, Method, Parameter, Selection, integer, number
-from costfs.methods._bcr import BUDGET_TOLERANCE
+from costfs.methods._base import XI, Parameter, Selection, integer, number
 from costfs.methods._l1 import l1_supports, smallest_c, standardised
+from costfs.methods._selector import CostConstrainedSelector
 
 FREE_WEIGHT_SHARE = 0.1
 """A free feature's penalty weight, as a share of the cheapest paid feature's."""
@@ -95,7 +95,7 @@ def largest_fitting(supports: list[np.ndarray], costs, budget: float) -> np.ndar
     return chosen
 
 
-class CostWeightedL1(Method):
+class CostWeightedL1Selector(CostConstrainedSelector):
     summary = (
         "L1-logistic regularisation path on standardised features with penalty Σ c_j^ξ·|β_j|; "
         "per budget the largest support that fits"
@@ -116,21 +116,7 @@ class CostWeightedL1(Method):
     missing_values = "a missing value becomes the column's mean (0 after standardising)"
     colour = "#7570B3"
 
-    def select(
-        self,
-        X,
-        y,
-        costs,
-        budgets,
-        grid,
-        *,
-        prepared,
-        seed,
-        n_jobs,
-        engine,
-        cs_per_decade,
-        max_decades,
-    ):
+    def select(self, X, y, costs, budgets, grid, context, *, cs_per_decade, max_decades):
         """Per (xi, budget): the largest support of xi's path that fits the budget, and
         `path_models`, the distinct supports of the path."""
         records = []
@@ -143,7 +129,7 @@ class CostWeightedL1(Method):
                 max_cost=max(budgets),
                 cs_per_decade=cs_per_decade,
                 max_decades=max_decades,
-                seed=derive_seed(seed, "l1_cost"),
+                seed=derive_seed(context.seed, "l1_cost"),
             )
             for budget in budgets:
                 records.append(
@@ -155,6 +141,3 @@ class CostWeightedL1(Method):
                     }
                 )
         return Selection(records)
-
-
-__getattr__ = CostWeightedL1.selector("CostWeightedL1Selector")

@@ -37,14 +37,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from costfs.core.costs import FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.seeds import derive_seed
 from costfs.engine.forest import ENGINES, oob_errors
 from costfs.engine.importance import IMPORTANCE_ENGINES, permutation_importance
 from costfs.engine.trees import RefitForests, resolve_refit_engine
-from costfs.methods._base import Method, Parameter, Selection, boolean, integer, number
-from costfs.methods._bcr import BUDGET_TOLERANCE, ratio_cost
+from costfs.methods._base import Parameter, Selection, boolean, integer, number
+from costfs.methods._bcr import ratio_cost
 from costfs.methods._l1 import l1_supports, smallest_c, standardised
+from costfs.methods._selector import CostConstrainedSelector
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -251,7 +252,7 @@ def best_within(schedule: "pd.DataFrame", budget: float) -> "pd.Series | None":
     return None if fitting.empty else fitting.loc[fitting["oob_mmce"].idxmin()]
 
 
-class ModelSchedules(Method):
+class ModelScheduleSelector(CostConstrainedSelector):
     summary = (
         "msB (Yan et al.): models by cost, by importance, by importance/cost-weighted sampling "
         "and along the L1-logistic path, scored by RF OOB error; the Pareto model schedule "
@@ -307,33 +308,19 @@ class ModelSchedules(Method):
     )
     colour = "#882255"
 
-    def prepare(self, X, y, *, seed, n_jobs, engine, importance_trees, l1_path_length):
+    def prepare(self, X, y, context, *, importance_trees, l1_path_length):
         return cost_free_parts(
             X,
             y,
-            seed=seed,
+            seed=context.seed,
             importance_trees=importance_trees,
             l1_path_length=l1_path_length,
-            n_jobs=n_jobs,
-            engine=engine,
+            n_jobs=context.n_jobs,
+            engine=context.engine,
         )
 
     def select(
-        self,
-        X,
-        y,
-        costs,
-        budgets,
-        grid,
-        *,
-        prepared,
-        seed,
-        n_jobs,
-        engine,
-        n_trees,
-        gamma,
-        min_model_size,
-        full_schedule,
+        self, X, y, costs, budgets, grid, context, *, n_trees, gamma, min_model_size, full_schedule
     ):
         """Per budget: the sorted `features` of the best fitting schedule model (empty if
         none fits), its `schedule_oob_mmce` and the `sequence`s that proposed it (`value` is
@@ -342,14 +329,14 @@ class ModelSchedules(Method):
             X,
             y,
             costs,
-            seed=seed,
-            prepared=prepared,
+            seed=context.seed,
+            prepared=context.prepared,
             n_trees=n_trees,
             gamma=gamma,
             min_model_size=min_model_size,
             max_cost=math.inf if full_schedule else max(budgets),
-            n_jobs=n_jobs,
-            engine=engine,
+            n_jobs=context.n_jobs,
+            engine=context.engine,
         )
         records = []
         for budget in budgets:
@@ -367,6 +354,3 @@ class ModelSchedules(Method):
 
     def schedule(self, artifacts):
         return schedule_from_arrays(artifacts)
-
-
-__getattr__ = ModelSchedules.selector("ModelScheduleSelector")

@@ -1,11 +1,12 @@
 """Permutation-importance filter (RF paper, section 2.3): rank by pFI / c^xi, fill the budget."""
 
 from costfs.engine.importance import IMPORTANCE_ENGINES, permutation_importance
-from costfs.methods._base import XI, Method, Parameter, Selection, integer
+from costfs.methods._base import XI, Parameter, Selection, integer
 from costfs.methods._bcr import filter_selections
+from costfs.methods._selector import CostConstrainedSelector
 
 
-class PermutationImportanceFiltering(Method):
+class PermutationImportanceFilter(CostConstrainedSelector):
     summary = "rank by OOB permutation importance / c^ξ of one Random Forest, fill the budget"
     hyperparameter = XI
     parameters = (
@@ -25,14 +26,11 @@ class PermutationImportanceFiltering(Method):
     )
     colour = "#E69F00"
 
-    def prepare(self, X, y, *, seed, n_jobs, engine, n_trees):
+    def prepare(self, X, y, context, *, n_trees):
         scores = permutation_importance(
-            X, y, n_trees=n_trees, seed=seed, n_jobs=n_jobs, engine=engine
+            X, y, n_trees=n_trees, seed=context.seed, n_jobs=context.n_jobs, engine=context.engine
         )
         return {"scores": scores}
 
-    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine):
-        return Selection(filter_selections(prepared["scores"], costs, budgets, grid))
-
-
-__getattr__ = PermutationImportanceFiltering.selector("PermutationImportanceFilter")
+    def select(self, X, y, costs, budgets, grid, context):
+        return Selection(filter_selections(context.prepared["scores"], costs, budgets, grid))

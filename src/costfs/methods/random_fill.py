@@ -7,18 +7,16 @@ constraint), so a method worth its cost beats it at every budget.
 
 import numpy as np
 
-from costfs.methods._base import Method, Selection
+from costfs.methods._base import Selection
 from costfs.methods._bcr import ranking_selections
+from costfs.methods._selector import CostConstrainedSelector
 
 
-class RandomFill(Method):
+class RandomFillSelector(CostConstrainedSelector):
     summary = "features in a seeded random order filled to the budget (cost-agnostic baseline)"
     missing_values = "not read: the order is random"
     colour = "#BBBBBB"
 
-    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine):
-        order = np.random.default_rng(seed).permutation(np.asarray(X).shape[1])
+    def select(self, X, y, costs, budgets, grid, context):
+        order = np.random.default_rng(context.seed).permutation(np.asarray(X).shape[1])
         return Selection(ranking_selections(order, costs, budgets))
-
-
-__getattr__ = RandomFill.selector("RandomFillSelector")

@@ -16,8 +16,9 @@ import numpy as np
 
 from costfs.core.extras import import_optional
 from costfs.engine.forest import class_count
-from costfs.methods._base import Method, Parameter, integer
+from costfs.methods._base import Parameter, integer
 from costfs.methods._bcr import THRESHOLD, thresholded_selection
+from costfs.methods._selector import CostConstrainedSelector
 
 
 def relieff_scores(
@@ -66,7 +67,7 @@ def _with_numpy_neighbours(relieff: type) -> type:
     return ReliefF
 
 
-class ReliefFRanking(Method):
+class ReliefFSelector(CostConstrainedSelector):
     summary = "ReliefF scores (skrebate), above the mean, filled to the budget (cost-agnostic)"
     parameters = (
         Parameter(
@@ -90,19 +91,16 @@ class ReliefFRanking(Method):
     )
     colour = "#6E6E6E"
 
-    def prepare(self, X, y, *, seed, n_jobs, engine, n_neighbors, categorical_threshold):
+    def prepare(self, X, y, context, *, n_neighbors, categorical_threshold):
         """ReliefF scores (deterministic: `seed` is unused)."""
         scores = relieff_scores(
             X,
             y,
             n_neighbors=n_neighbors,
             categorical_threshold=categorical_threshold,
-            n_jobs=n_jobs,
+            n_jobs=context.n_jobs,
         )
         return {"scores": scores}
 
-    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine, threshold):
-        return thresholded_selection(prepared["scores"], costs, budgets, threshold)
-
-
-__getattr__ = ReliefFRanking.selector("ReliefFSelector")
+    def select(self, X, y, costs, budgets, grid, context, *, threshold):
+        return thresholded_selection(context.prepared["scores"], costs, budgets, threshold)

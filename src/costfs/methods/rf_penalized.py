@@ -36,7 +36,8 @@ import numpy as np
 from costfs.core.costs import FeatureCosts
 from costfs.core.seeds import derive_seed
 from costfs.engine.forest import class_count
-from costfs.methods._base import XI, Method, Parameter, Selection, integer, number, or_null
+from costfs.methods._base import XI, Parameter, Selection, integer, number, or_null
+from costfs.methods._selector import CostConstrainedSelector
 
 
 def penalised_forest_features(
@@ -81,7 +82,7 @@ def penalised_forest_features(
     return np.flatnonzero(paid)
 
 
-class PenalisedForest(Method):
+class PenalisedForestSelector(CostConstrainedSelector):
     summary = (
         "Random Forest whose splits on features the forest has not paid for have their Gini "
         "decrease multiplied by λ·min(1, (c_min/c_j)^ξ) (RRF, ranger's regularization.factor), "
@@ -107,27 +108,12 @@ class PenalisedForest(Method):
     missing_values = "a missing value becomes the column's mean"
     colour = "#E7298A"
 
-    def select(
-        self,
-        X,
-        y,
-        costs,
-        budgets,
-        grid,
-        *,
-        prepared,
-        seed,
-        n_jobs,
-        engine,
-        n_trees,
-        regularization,
-        max_features,
-    ):
+    def select(self, X, y, costs, budgets, grid, context, *, n_trees, regularization, max_features):
         """Per (xi, budget): the features its forest splits on; the forests of the pairs grow
         `n_jobs` at a time (each alone is sequential: a node's budget depends on the nodes
         before it)."""
         pairs = [(xi, budget) for xi in grid for budget in budgets]
-        forest_seed = derive_seed(seed, "rf_penalized")
+        forest_seed = derive_seed(context.seed, "rf_penalized")
 
         def grow(pair):
             xi, budget = pair
@@ -143,13 +129,10 @@ class PenalisedForest(Method):
                 seed=forest_seed,
             )
 
-        with ThreadPoolExecutor(max_workers=max(1, n_jobs)) as pool:
+        with ThreadPoolExecutor(max_workers=max(1, context.n_jobs)) as pool:
             selected = list(pool.map(grow, pairs))
         records = [
             {"value": xi, "budget": budget, "features": features}
             for (xi, budget), features in zip(pairs, selected, strict=True)
         ]
         return Selection(records)
-
-
-__getattr__ = PenalisedForest.selector("PenalisedForestSelector")

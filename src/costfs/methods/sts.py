@@ -14,24 +14,23 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from costfs.core.costs import NO_GROUP, FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, NO_GROUP, FeatureCosts
 from costfs.core.seeds import derive_seed
 from costfs.engine.forest import IN_BAG, TREE_ENGINES, class_count, default_mtry
 from costfs.engine.trees import features_and_oob_votes
 from costfs.methods._base import (
     XI,
-    Method,
     Parameter,
     Selection,
     integer,
     positive_integers,
 )
 from costfs.methods._bcr import (
-    BUDGET_TOLERANCE,
     POSITIVE_DELTA,
     ratio_ranks,
     step_ratio,
 )
+from costfs.methods._selector import CostConstrainedSelector
 
 
 def empty_ensemble_error(n_classes: int) -> float:
@@ -367,11 +366,13 @@ class TreeEnsembleSelection:
     """`select` of the methods that choose trees from a prepared ensemble (`prepare` returns
     `pack_ensemble`'s arrays): STS and its feature-limited variant."""
 
-    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine, positive_delta):
-        return Selection(ensemble_selections(prepared, y, costs, budgets, grid, positive_delta))
+    def select(self, X, y, costs, budgets, grid, context, *, positive_delta):
+        return Selection(
+            ensemble_selections(context.prepared, y, costs, budgets, grid, positive_delta)
+        )
 
 
-class ShallowTreeSelection(TreeEnsembleSelection, Method):
+class ShallowTreeSelector(TreeEnsembleSelection, CostConstrainedSelector):
     summary = (
         "Shallow Tree Selection: greedy forward selection of trees from a base ensemble of "
         "stumps and depth-2/3 forests by ΔOOB-MMCE / Δc^ξ; the union of the chosen trees' "
@@ -398,16 +399,13 @@ class ShallowTreeSelection(TreeEnsembleSelection, Method):
     )
     colour = "#009E73"
 
-    def prepare(self, X, y, *, seed, n_jobs, engine, depths, trees_per_depth):
+    def prepare(self, X, y, context, *, depths, trees_per_depth):
         return base_ensemble(
             X,
             y,
-            seed=seed,
+            seed=context.seed,
             depths=depths,
             trees_per_depth=trees_per_depth,
-            n_jobs=n_jobs,
-            engine=engine,
+            n_jobs=context.n_jobs,
+            engine=context.engine,
         )
-
-
-__getattr__ = ShallowTreeSelection.selector("ShallowTreeSelector")

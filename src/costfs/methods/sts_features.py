@@ -25,12 +25,12 @@ from costfs.core.tabular import missing_as_lowest
 from costfs.engine.forest import IN_BAG, default_mtry
 from costfs.methods._base import (
     XI,
-    Method,
     Parameter,
     integer,
     positive_integers,
 )
 from costfs.methods._bcr import POSITIVE_DELTA
+from costfs.methods._selector import CostConstrainedSelector
 from costfs.methods.sts import (
     TreeEnsembleSelection,
     pack_ensemble,
@@ -247,7 +247,7 @@ def feature_limited_ensemble(
     return pack_ensemble([features for features, _, _ in trees], votes)
 
 
-class FeatureLimitedTreeSelection(TreeEnsembleSelection, Method):
+class FeatureLimitedTreeSelector(TreeEnsembleSelection, CostConstrainedSelector):
     summary = (
         "STS on trees grown without depth limit but with at most k distinct features (the RF "
         "paper's future work)"
@@ -272,15 +272,12 @@ class FeatureLimitedTreeSelection(TreeEnsembleSelection, Method):
     # The numpy CART scores splits by two-class Gini.
     multi_class = False
 
-    def prepare(self, X, y, *, seed, n_jobs, engine, max_features_per_tree, trees_per_k):
+    def prepare(self, X, y, context, *, max_features_per_tree, trees_per_k):
         return feature_limited_ensemble(
             missing_as_lowest(X),
             y,
-            seed=seed,
+            seed=context.seed,
             max_features_per_tree=max_features_per_tree,
             trees_per_k=trees_per_k,
-            n_jobs=n_jobs,
+            n_jobs=context.n_jobs,
         )
-
-
-__getattr__ = FeatureLimitedTreeSelection.selector("FeatureLimitedTreeSelector")

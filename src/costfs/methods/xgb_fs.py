@@ -16,12 +16,12 @@ The XGBoost model and its cost-free importances are shared with FeatBoost
 (`costfs.methods._xgboost`), the threshold and fill with ReliefF (`costfs.methods._bcr`).
 """
 
-from costfs.methods._base import Method
 from costfs.methods._bcr import THRESHOLD, thresholded_selection
+from costfs.methods._selector import CostConstrainedSelector
 from costfs.methods._xgboost import XGBOOST_PARAMETERS, GainImportancePreparation
 
 
-class XGBImportance(GainImportancePreparation, Method):
+class XGBImportanceSelector(GainImportancePreparation, CostConstrainedSelector):
     summary = (
         "XGBoost gain importance, features above the mean importance filled to the budget "
         "(cost-agnostic)"
@@ -30,8 +30,5 @@ class XGBImportance(GainImportancePreparation, Method):
     missing_values = "native: XGBoost learns each split's side for missing values"
     colour = "#8C6D31"
 
-    def select(self, X, y, costs, budgets, grid, *, prepared, seed, n_jobs, engine, threshold):
-        return thresholded_selection(prepared["scores"], costs, budgets, threshold)
-
-
-__getattr__ = XGBImportance.selector("XGBImportanceSelector")
+    def select(self, X, y, costs, budgets, grid, context, *, threshold):
+        return thresholded_selection(context.prepared["scores"], costs, budgets, threshold)

@@ -7,12 +7,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from costfs.core import columns
-from costfs.core.costs import FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.errors import DataError
 from costfs.core.metrics import classification_metrics
 from costfs.core.progress import progress_bar
 from costfs.engine.trees import RefitForests, refit_seed
-from costfs.methods._bcr import BUDGET_TOLERANCE
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -11,8 +11,7 @@ import re
 
 import yaml
 
-from costfs.methods import all_methods
-from costfs.methods._base import Method, describe_schema
+from costfs.methods import Method, all_methods, describe_schema
 
 PROBLEMS_SCHEMA = {"$ref": "#/$defs/problems"}
 
@@ -117,7 +116,7 @@ def readme_rows() -> str:
     for method in all_methods():
         hyperparameter = method.hyperparameter.name if method.hyperparameter else "—"
         rows.append(
-            f"| `{method.name}` | `costfs.{method.selector_name}` | {hyperparameter} | "
+            f"| `{method.name}` | `costfs.{type(method).__name__}` | {hyperparameter} | "
             f"{_cell(method.summary)} |"
         )
     return "\n".join(rows)
@@ -158,7 +157,7 @@ def method_page(method: Method) -> str:
         "",
         method.summary,
         "",
-        f"- Python: `costfs.{method.selector_name}`",
+        f"- Python: `costfs.{type(method).__name__}`",
         f"- config key, workflow wildcard and `method` column: `{method.name}`",
         "- hyperparameter: "
         + (

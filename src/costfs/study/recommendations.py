@@ -7,8 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from costfs.core.costs import FeatureCosts
-from costfs.methods._bcr import BUDGET_TOLERANCE
+from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.study.aggregation import (
     further_metrics,
     holm_adjusted,

@@ -14,8 +14,7 @@ import pandas as pd
 
 from costfs.core.costs import FeatureCosts
 from costfs.core.validation import check_budgets, check_positive_integer
-from costfs.methods import load_method
-from costfs.methods._tuning import tuning_grid
+from costfs.methods import load_method, tuning_grid
 from costfs.study.aggregation import choose_strategies
 from costfs.study.evaluation import evaluate_feature_sets
 

@@ -20,7 +20,7 @@ from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
 from costfs.core.seeds import derive_seed
 from costfs.engine.forest import engine_for_data
-from costfs.methods import load_method
+from costfs.methods import Context, load_method
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -52,9 +52,11 @@ def prepare_run(args, method, rep, data_path) -> None:
     prepared = method.prepare(
         data["X"],
         data["y"],
-        seed=derive_seed(args.study_seed, "prepare", args.method, args.dataset, rep),
-        n_jobs=args.threads,
-        engine=engine,
+        Context(
+            derive_seed(args.study_seed, "prepare", args.method, args.dataset, rep),
+            args.threads,
+            engine,
+        ),
         **method.stage_parameters(args.params, "prepare"),
     )
     storage.write_arrays(
@@ -124,10 +126,12 @@ def select_run(args, method, costs, rep, data_path, prepared_path) -> None:
         costs,
         args.budgets,
         args.grid,
-        prepared=prepared,
-        seed=derive_seed(args.study_seed, "select", args.method, args.dataset, rep),
-        n_jobs=args.threads,
-        engine=engine,
+        Context(
+            derive_seed(args.study_seed, "select", args.method, args.dataset, rep),
+            args.threads,
+            engine,
+            prepared,
+        ),
         **method.stage_parameters(args.params, "select"),
     )
     storage.write_arrays(Path(args.out) / f"rep~{rep}.artifacts.npz", selection.artifacts)
