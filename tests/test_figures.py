@@ -7,7 +7,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from costfs.core.costs import FeatureCosts
 from costfs.methods import method_names
-from costfs.study import aggregation, figures
+from costfs.study import aggregation, plots, tables
 from costfs.study.aggregation import choose_strategies, summarise
 from costfs.study.findings import best_rows
 from costfs.study.recommendations import recommendations as recommend
@@ -107,17 +107,17 @@ def test_every_figure_is_written_as_a_readable_image(
     np.fill_diagonal(sigma, 1.0)
     correlated = rng.normal(size=(80, 6)) @ rng.normal(size=(6, 6))
     made = [
-        save(figures.xi_curve_figure(runs, "D", 5), tmp_path / "xi_curves.png"),
-        save(figures.method_violin_figure(runs, "A"), tmp_path / "violins.png"),
+        save(plots.xi_curve_figure(runs, "D", 5), tmp_path / "xi_curves.png"),
+        save(plots.method_violin_figure(runs, "A"), tmp_path / "violins.png"),
         save(
-            figures.feature_correlation_figure({"toy": correlated}, sigma),
+            plots.feature_correlation_figure({"toy": correlated}, sigma),
             tmp_path / "correlations.png",
         ),
-        save(figures.real_comparison_figure(summary, "wdbc"), tmp_path / "real.png"),
-        save(figures.mean_rank_figure(summary), tmp_path / "ranks.png"),
-        save(figures.stability_figure(summary_with_stability, "A"), tmp_path / "stability.png"),
+        save(plots.real_comparison_figure(summary, "wdbc"), tmp_path / "real.png"),
+        save(plots.mean_rank_figure(summary), tmp_path / "ranks.png"),
+        save(plots.stability_figure(summary_with_stability, "A"), tmp_path / "stability.png"),
         save(
-            figures.cost_accuracy_figure(
+            plots.cost_accuracy_figure(
                 recommendations,
                 "A",
                 pd.DataFrame({"cost": [0.5, 1.0, 3.0, 6.0], "oob_mmce": [0.4, 0.3, 0.2, 0.1]}),
@@ -135,7 +135,7 @@ def test_the_same_runs_give_the_same_figure_byte_for_byte(runs, tmp_path):
     np.random.seed(3)  # noqa: NPY002
     before = np.random.get_state()[1].copy()  # noqa: NPY002
     paths = [
-        save(figures.method_violin_figure(runs, "A"), tmp_path / f"violins{k}.png") for k in (1, 2)
+        save(plots.method_violin_figure(runs, "A"), tmp_path / f"violins{k}.png") for k in (1, 2)
     ]
     assert paths[0].read_bytes() == paths[1].read_bytes()
     assert np.array_equal(np.random.get_state()[1], before)  # noqa: NPY002
@@ -143,22 +143,22 @@ def test_the_same_runs_give_the_same_figure_byte_for_byte(runs, tmp_path):
 
 def test_xi_curves_need_a_method_with_hyperparameter_xi(runs):
     with pytest.raises(ValueError, match="xi"):
-        figures.xi_curve_figure(runs[runs["method"] == "boruta"], "A", 1)
+        plots.xi_curve_figure(runs[runs["method"] == "boruta"], "A", 1)
 
 
 def test_every_method_keeps_its_colour_and_baselines_are_lighter():
-    assert figures.method_colour("pfi") == figures.method_colour("pfi", "fixed")
-    assert np.mean(figures.method_colour("pfi", "agnostic")) > np.mean(figures.method_colour("pfi"))
-    assert figures.method_colour("not_yet_a_method") == figures.method_colour("not_yet_a_method")
-    colours = {figures.method_colour(method) for method in method_names()}
+    assert plots.method_colour("pfi") == plots.method_colour("pfi", "fixed")
+    assert np.mean(plots.method_colour("pfi", "agnostic")) > np.mean(plots.method_colour("pfi"))
+    assert plots.method_colour("not_yet_a_method") == plots.method_colour("not_yet_a_method")
+    colours = {plots.method_colour(method) for method in method_names()}
     assert len(colours) == len(method_names())
-    assert figures.method_label("auc", "agnostic") == "auc-0"
-    assert figures.method_label("boruta", "fixed") == "boruta"
+    assert plots.method_label("auc", "agnostic") == "auc-0"
+    assert plots.method_label("boruta", "fixed") == "boruta"
 
 
 def test_absolute_correlations_of_the_simulated_matrix_with_and_without_zeros():
     sigma = np.array([[1.0, -0.5, 0.0], [-0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
-    correlations = figures.absolute_correlations({}, sigma)
+    correlations = plots.absolute_correlations({}, sigma)
     by_name = correlations.groupby("data")["correlation"].apply(sorted)
     assert by_name["Simulated (all)"] == [0.0, 0.0, 0.5]
     assert by_name["Simulated (> 0)"] == [0.5]
@@ -166,7 +166,7 @@ def test_absolute_correlations_of_the_simulated_matrix_with_and_without_zeros():
 
 def test_constant_columns_are_left_out_of_the_correlations():
     X = np.column_stack([np.arange(5.0), np.arange(5.0) ** 2, np.ones(5)])
-    correlations = figures.absolute_correlations({"toy": X})
+    correlations = plots.absolute_correlations({"toy": X})
     assert len(correlations) == 1
     assert correlations["correlation"].iloc[0] == pytest.approx(np.corrcoef(X[:, 0], X[:, 1])[0, 1])
 
@@ -229,7 +229,7 @@ def test_results_table_bolds_only_the_significantly_best_entry():
         }
     )
     best = pd.DataFrame({"problem": ["p"], "budget": [1], "method": ["pfi"], "strategy": ["tuned"]})
-    header, rule, first, second = figures.results_table(summary, best).strip().splitlines()
+    header, rule, first, second = tables.results_table(summary, best).strip().splitlines()
     assert header == "| Problem | Budget | auc | boruta | pfi |"
     # The agnostic baseline (0.05) is not part of the table.
     assert (
@@ -241,7 +241,7 @@ def test_results_table_bolds_only_the_significantly_best_entry():
 
 
 def test_pareto_area_table_has_a_row_per_problem(runs):
-    table = figures.pareto_area_table(aggregation.pareto_areas(runs))
+    table = tables.pareto_area_table(aggregation.pareto_areas(runs))
     rows = table.strip().splitlines()[2:]
     assert [row.split(" | ")[0] for row in rows] == ["| A", "| D", "| wdbc"]
 
@@ -249,7 +249,7 @@ def test_pareto_area_table_has_a_row_per_problem(runs):
 def test_the_recommendation_table_names_what_to_buy_and_leaves_out_worse_methods(
     recommendations,
 ):
-    table = figures.recommendation_table(recommendations)
+    table = tables.recommendation_table(recommendations)
     assert "### wdbc" in table
     kept = recommendations[recommendations["verdict"] != "worse"]
     assert len(kept) < len(recommendations)
@@ -260,13 +260,13 @@ def test_the_recommendation_table_names_what_to_buy_and_leaves_out_worse_methods
 
 def test_the_cost_accuracy_figure_of_one_replicate_has_no_intervals(recommendations):
     one = recommendations.assign(ci_low=np.nan, ci_high=np.nan)
-    assert_on_canvas(figures.cost_accuracy_figure(one, "wdbc"))
+    assert_on_canvas(plots.cost_accuracy_figure(one, "wdbc"))
 
 
 def test_the_cost_accuracy_figure_labels_each_step_and_keeps_its_text_on_the_canvas(
     recommendations,
 ):
-    figure = figures.cost_accuracy_figure(recommendations, "wdbc")
+    figure = plots.cost_accuracy_figure(recommendations, "wdbc")
     assert_on_canvas(figure)
     texts = [text.get_text() for text in figure.findobj(matplotlib.text.Text)]
     # Budget 1 buys feature_0; budget 5 adds two more, where it lowers the error.
@@ -285,7 +285,7 @@ def test_the_critical_difference_diagram_is_readable_and_keeps_its_text_on_the_c
         index=[f"problem{k}" for k in range(6)],
         columns=methods,
     )
-    figure = figures.critical_difference_figure(block, 2)
+    figure = plots.critical_difference_figure(block, 2)
     path = save(figure, tmp_path / "cd.png")
     assert_readable_image(path)
     assert_on_canvas(figure)

@@ -1,0 +1,111 @@
+"""The study's Markdown tables: results, areas under the Pareto curve, recommendations."""
+
+import numpy as np
+import pandas as pd
+
+MAIN_STRATEGIES = ("tuned", "fixed")
+"""The strategy shown for each method in the tables and figures: tuned, or fixed for a method
+without a hyperparameter."""
+
+
+def method_order(methods) -> list[str]:
+    """The methods alphabetically: the same order in every figure and table."""
+    return sorted(set(methods))
+
+
+def results_table(summary: pd.DataFrame, best: pd.DataFrame | None = None, digits: int = 3) -> str:
+    """Markdown: per problem and budget, each method's mean test MMCE with its 95% CI (tuned
+    or fixed strategy); bold only the entries of `best` (rows with the summary's keys, e.g. the
+    recommendations whose verdict is "best"), none when None."""
+    rows = summary[summary["strategy"].isin(MAIN_STRATEGIES)]
+    keys = ["problem", "budget", "method", "strategy"]
+    marked = (
+        pd.MultiIndex.from_frame(best[keys])
+        if best is not None
+        else pd.MultiIndex.from_tuples([], names=keys)
+    )
+    cells = rows.assign(
+        bold=pd.MultiIndex.from_frame(rows[keys]).isin(marked),
+        text=[
+            f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+            for mean, low, high in zip(
+                rows["mmce_mean"], rows["ci_low"], rows["ci_high"], strict=True
+            )
+        ],
+    )
+    return _markdown_method_table(cells, ["problem", "budget"], ["Problem", "Budget"])
+
+
+def pareto_area_table(areas: pd.DataFrame, digits: int = 3) -> str:
+    """Markdown: per problem, each method's mean AUP ± SE (tuned or fixed strategy)."""
+    rows = areas[areas["strategy"].isin(MAIN_STRATEGIES)]
+    cells = rows.assign(
+        bold=False,
+        text=[
+            f"{mean:.{digits}f} ± {se:.{digits}f}"
+            for mean, se in zip(rows["aup_mean"], rows["aup_se"], strict=True)
+        ],
+    )
+    return _markdown_method_table(cells, ["problem"], ["Problem"])
+
+
+def _markdown_method_table(cells: pd.DataFrame, keys: list[str], headers: list[str]) -> str:
+    """One row per `keys`, one column per method, each cell its `text`, in bold where `bold`."""
+    cells = cells.sort_values(["kind", *keys], ascending=[False] + [True] * len(keys))
+    methods = method_order(cells["method"].unique())
+    lines = [
+        "| " + " | ".join(headers + methods) + " |",
+        "|" + "---|" * len(headers) + "---:|" * len(methods),
+    ]
+    for key, row in cells.groupby(keys, sort=False):
+        texts = {
+            method: f"**{text}**" if bold else text
+            for method, text, bold in zip(row["method"], row["text"], row["bold"], strict=True)
+        }
+        key_texts = [f"{k:g}" if isinstance(k, (int, float, np.number)) else str(k) for k in key]
+        lines.append("| " + " | ".join(key_texts + [texts.get(m, "–") for m in methods]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def recommendation_table(recommendations: pd.DataFrame, digits: int = 3, shown: int = 10) -> str:
+    """Markdown: per problem and budget, the methods not significantly worse than the lowest
+    error (`costfs.study.recommendations`), lowest first: the features to buy with the share
+    of replicates that selected each (the first `shown`), their cost, the test MMCE with its
+    95% interval, the selections' stability and the verdict."""
+    kept = recommendations[recommendations["verdict"] != "worse"]
+    lines = []
+    for problem, rows in kept.groupby("problem", sort=False):
+        lines += [
+            f"### {problem}",
+            "",
+            "| Budget | Method | Features to buy (share of replicates) | Cost | Test MMCE [95% CI]"
+            " | Stability [95% CI] | Verdict |",
+            "|---:|---|---|---:|---:|---:|---|",
+        ]
+        for row in rows.itertuples(index=False):
+            # An empty set reads back from the CSV as NaN.
+            names = row.features.split("; ") if isinstance(row.features, str) else []
+            shares = str(row.frequencies).split("; ")
+            bought = ", ".join(
+                f"{name} ({float(share):.0%})"
+                for name, share in zip(names[:shown], shares, strict=False)
+            )
+            if len(names) > shown:
+                bought += f", … (+{len(names) - shown})"
+            method = f"**{row.method}**" if row.verdict == "best" else row.method
+            lines.append(
+                f"| {row.budget:g} | {method} | {bought or 'none'} | {row.cost:.4g} "
+                f"| {_interval_text(row.test_mmce, row.ci_low, row.ci_high, digits)} "
+                f"| {_interval_text(row.stability, row.stability_low, row.stability_high, 2)} "
+                f"| {row.verdict} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _interval_text(value: float, low: float, high: float, digits: int) -> str:
+    if np.isnan(value):
+        return "–"
+    if np.isnan(low):
+        return f"{value:.{digits}f}"
+    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
