@@ -159,3 +159,21 @@ def test_figure_outputs_follow_the_problem_kinds_and_resolve():
         assert callable(getattr(figures, output.draw))
         if output.caption is not None:
             assert (REPO / "workflow" / "report" / f"{output.caption}.rst").is_file()
+
+
+def test_a_data_dir_holding_a_csv_and_a_gzipped_csv_of_one_name_is_refused(tmp_path):
+    """Which of the two is current is the user's to say: neither wins without a word."""
+    from costfs.core.errors import DataError
+    from costfs.study.realdata import choose_source
+
+    data = (DATA / "wdbc.csv.gz").read_bytes()
+    (tmp_path / "wdbc.csv.gz").write_bytes(data)
+    (tmp_path / "wdbc.csv").write_text("x,target\n1,0\n2,1\n")
+    config = tiny()
+    config["real_data"]["data_dir"] = str(tmp_path)
+    with pytest.raises(StudyError, match=r"holds both .*wdbc\.csv\.gz and .*wdbc\.csv;.*\.path"):
+        Study(config)
+    with pytest.raises(DataError, match=r"holds both .*wdbc\.csv\.gz and .*wdbc\.csv"):
+        choose_source("wdbc", {}, str(tmp_path))
+    (tmp_path / "wdbc.csv").unlink()
+    assert choose_source("wdbc", {}, str(tmp_path)).location == str(tmp_path / "wdbc.csv.gz")

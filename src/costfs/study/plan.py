@@ -128,10 +128,18 @@ class Study:
                 )
             if dataset.get("path"):
                 continue
-            has_csv = directory and any(
-                (directory / f"{name}{suffix}").exists() for suffix in (".csv", ".csv.gz")
-            )
-            if not (has_csv or dataset.get("sklearn_loader") or dataset.get("openml_id")):
+            files = [
+                directory / f"{name}{suffix}"
+                for suffix in (".csv.gz", ".csv")
+                if directory and (directory / f"{name}{suffix}").exists()
+            ]
+            if len(files) > 1:
+                raise StudyError(
+                    f"config key real_data.datasets.{name}: real_data.data_dir holds both "
+                    f"{files[0]} and {files[1]}; remove the one that is not current, or name the "
+                    f"file with real_data.datasets.{name}.path"
+                )
+            if not (files or dataset.get("sklearn_loader") or dataset.get("openml_id")):
                 raise StudyError(
                     f"config key real_data.datasets.{name}: no {name}.csv or {name}.csv.gz in "
                     f"real_data.data_dir ({data_dir!r}) and no openml_id or sklearn_loader"

@@ -51,7 +51,8 @@ def choose_source(
     exists: Callable[[Path], bool] = Path.exists,
 ) -> DataSource:
     """The data set's `path` if it has one; else the first source that is there, in the order
-    `<data_dir>/<name>.csv.gz`, `<data_dir>/<name>.csv`, a scikit-learn loader, OpenML by id."""
+    `<data_dir>/<name>.csv.gz` or `<data_dir>/<name>.csv` (a data_dir holding both is refused:
+    which one is current is for the user to say), a scikit-learn loader, OpenML by id."""
     target, positive_class = source.get("target", "target"), source.get("positive_class")
     marks = tuple(str(mark) for mark in source.get("missing_values", ()))
     if source.get("path"):
@@ -60,9 +61,19 @@ def choose_source(
         directory = Path(data_dir)
         if not directory.is_dir():
             raise DataError(f"data_dir {str(directory)!r} does not exist or is not a directory")
-        for candidate in (directory / f"{name}.csv.gz", directory / f"{name}.csv"):
-            if exists(candidate):
-                return DataSource("file", str(candidate), target, positive_class, None, marks)
+        candidates = [
+            path
+            for path in (directory / f"{name}.csv.gz", directory / f"{name}.csv")
+            if exists(path)
+        ]
+        if len(candidates) > 1:
+            raise DataError(
+                f"data set {name!r}: data_dir holds both {candidates[0]} and {candidates[1]}; "
+                f"remove the one that is not current, or name the file with "
+                f"real_data.datasets.{name}.path"
+            )
+        if candidates:
+            return DataSource("file", str(candidates[0]), target, positive_class, None, marks)
     if source.get("sklearn_loader"):
         return DataSource(
             "sklearn", source["sklearn_loader"], "target", source["sklearn_positive_class"]
