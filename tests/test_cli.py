@@ -299,3 +299,20 @@ def test_an_openmp_runtime_loaded_during_a_job_keeps_to_its_threads():
     openmp = [threads for api, threads in json.loads(pools) if api == "openmp"]
     assert openmp and all(threads == 1 for threads in openmp)
     assert variable_after == "None"
+
+
+def test_a_csv_cell_a_spreadsheet_would_run_is_written_as_text_and_read_back(tmp_path):
+    """OWASP's CSV injection advice: a text cell starting with =, +, -, @, a tab or a carriage
+    return gets a leading apostrophe; numbers stay numbers; `read_csv` gives the names back."""
+    table = pd.DataFrame(
+        {
+            "features": ['=HYPERLINK("http://x")', "+1", "-lg", "@sum", "\tx", "plain"],
+            "cost": [-1.5, 2.0, 0.0, 1.0, 3.0, 4.0],
+        }
+    )
+    path = tmp_path / "recommendations.csv"
+    storage.write_csv(path, table)
+    cells = [line.split(",")[0] for line in path.read_text().splitlines()[1:]]
+    assert all(cell.lstrip('"').startswith("'") for cell in cells[:5]) and cells[5] == "plain"
+    assert "-1.5" in path.read_text()
+    pd.testing.assert_frame_equal(storage.read_csv(path), table)

@@ -7,7 +7,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from costfs.core.costs import FeatureCosts
 from costfs.methods import method_names
-from costfs.study import aggregation, plots, tables
+from costfs.study import aggregation, figures, plots, tables
 from costfs.study.aggregation import choose_strategies, summarise
 from costfs.study.findings import best_rows
 from costfs.study.recommendations import recommendations as recommend
@@ -291,3 +291,24 @@ def test_the_critical_difference_diagram_is_readable_and_keeps_its_text_on_the_c
     assert_on_canvas(figure)
     texts = [text.get_text() for text in figure.findobj(matplotlib.text.Text)]
     assert all(any(method in text for text in texts) for method in methods)
+
+
+HOSTILE = {"feature_0": "<script>alert(1)</script>", "feature_1": "a|b", "feature_2": "=1+2*3_"}
+
+
+def test_names_from_the_data_show_as_text_in_the_results_page_never_as_markup(
+    recommendations, runs, summary
+):
+    """A feature named `<script>…` or `a|b` lands escaped in the Markdown and its HTML page:
+    no element of the data's making, no extra table cell."""
+    hostile = recommendations.assign(
+        features=recommendations["features"].replace(HOSTILE, regex=True),
+        problem="<b>wdbc</b>",
+    )
+    page = figures.results_html_files(runs, summary, {"recommendations": hostile})[""]
+    assert "<script>" not in page and "<b>wdbc" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; (100%)" in page
+    assert "a|b (100%)" in page and "=1+2*3_ (100%)" in page
+    markdown = tables.recommendation_table(hostile)
+    rows = [line for line in markdown.splitlines() if line.startswith("| 5 |")]
+    assert rows and all(line.replace("\\|", "").count("|") == 8 for line in rows)

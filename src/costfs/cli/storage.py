@@ -86,6 +86,42 @@ def write_text(path: str | Path, text: str) -> None:
     write_bytes(path, text.encode())
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""The first characters with which a spreadsheet reads a cell as a formula (OWASP, "CSV
+Injection")."""
+
+
+def _inert(value):
+    # OWASP's advice: a leading apostrophe makes the spreadsheet show the cell as text.
+    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+
+
+def _restored(value):
+    if isinstance(value, str) and value.startswith("'") and value[1:].startswith(FORMULA_STARTS):
+        return value[1:]
+    return value
+
+
+def _text_columns(table: "pd.DataFrame") -> list:
+    return list(table.select_dtypes(include=["object", "string"]).columns)
+
+
+def write_csv(path: str | Path, table: "pd.DataFrame", float_format: str = "%.5g") -> None:
+    """A table as CSV whose text cells (feature names, labels: a user's data) a spreadsheet
+    shows as text: a cell that would start a formula gets a leading apostrophe, which
+    `read_csv` takes off again."""
+    inert = table.assign(**{column: table[column].map(_inert) for column in _text_columns(table)})
+    write_text(path, inert.to_csv(index=False, float_format=float_format))
+
+
+def read_csv(path: str | Path, **options) -> "pd.DataFrame":
+    """A CSV that `write_csv` wrote, its text cells as they were."""
+    import pandas as pd
+
+    table = pd.read_csv(path, **options)
+    return table.assign(**{column: table[column].map(_restored) for column in _text_columns(table)})
+
+
 def write_figure(path: str | Path, figure, dpi: int = 150) -> None:
     _write_atomically(path, lambda stream: figure.savefig(stream, format="png", dpi=dpi))
 

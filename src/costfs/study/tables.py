@@ -1,4 +1,10 @@
-"""The study's Markdown tables: results, areas under the Pareto curve, recommendations."""
+"""The study's Markdown tables: results, areas under the Pareto curve, recommendations.
+
+Text from a user's data (feature, data set and problem names) goes through `markdown_text`,
+so that it shows as written in the Markdown and in the HTML made from it, never as markup."""
+
+import html
+import re
 
 import numpy as np
 import pandas as pd
@@ -6,6 +12,16 @@ import pandas as pd
 MAIN_STRATEGIES = ("tuned", "fixed")
 """The strategy shown for each method in the tables and figures: tuned, or fixed for a method
 without a hyperparameter."""
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]|#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+"""Markdown's characters of markup: an underscore inside a word (`mean_radius`) is none."""
+
+
+def markdown_text(value) -> str:
+    """`value` as literal text in a Markdown table cell or heading: HTML's special characters
+    as entities, Markdown's (emphasis, links, code, the cell separator) escaped."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(str(value), quote=False))
 
 
 def method_order(methods) -> list[str]:
@@ -62,7 +78,9 @@ def _markdown_method_table(cells: pd.DataFrame, keys: list[str], headers: list[s
             method: f"**{text}**" if bold else text
             for method, text, bold in zip(row["method"], row["text"], row["bold"], strict=True)
         }
-        key_texts = [f"{k:g}" if isinstance(k, (int, float, np.number)) else str(k) for k in key]
+        key_texts = [
+            f"{k:g}" if isinstance(k, (int, float, np.number)) else markdown_text(k) for k in key
+        ]
         lines.append("| " + " | ".join(key_texts + [texts.get(m, "–") for m in methods]) + " |")
     return "\n".join(lines) + "\n"
 
@@ -76,7 +94,7 @@ def recommendation_table(recommendations: pd.DataFrame, digits: int = 3, shown: 
     lines = []
     for problem, rows in kept.groupby("problem", sort=False):
         lines += [
-            f"### {problem}",
+            f"### {markdown_text(problem)}",
             "",
             "| Budget | Method | Features to buy (share of replicates) | Cost | Test MMCE [95% CI]"
             " | Stability [95% CI] | Verdict |",
@@ -87,7 +105,7 @@ def recommendation_table(recommendations: pd.DataFrame, digits: int = 3, shown: 
             names = row.features.split("; ") if isinstance(row.features, str) else []
             shares = str(row.frequencies).split("; ")
             bought = ", ".join(
-                f"{name} ({float(share):.0%})"
+                f"{markdown_text(name)} ({float(share):.0%})"
                 for name, share in zip(names[:shown], shares, strict=False)
             )
             if len(names) > shown:

@@ -52,7 +52,7 @@ def tabulate_findings(args) -> None:
     }
     for name, path in args.out:
         table = findings.TABLES[name](chosen, timings, context)
-        storage.write_text(path, table.to_csv(index=False, float_format="%.5g"))
+        storage.write_csv(path, table)
     log.info("wrote %d finding tables", len(args.out))
 
 
@@ -83,7 +83,7 @@ def recommend_features(args) -> None:
     chosen = findings.best_rows(aggregation.choose_strategies(runs, args.strategies))
     names, costs = _problem_names_and_costs(args.problem)
     table = recommendations.recommendations(chosen, names, costs)
-    storage.write_text(args.out, table.to_csv(index=False, float_format="%.5g"))
+    storage.write_csv(args.out, table)
     log.info("wrote %d recommendations", len(table))
 
 
@@ -93,7 +93,7 @@ def describe_problems(args) -> None:
         {"problem": problem, "kind": kind} | findings.describe_problem(data["X"], data["y"], costs)
         for problem, kind, data, costs in _read_problems(args.problem)
     ]
-    storage.write_text(args.out, pd.DataFrame(rows).to_csv(index=False, float_format="%.5g"))
+    storage.write_csv(args.out, pd.DataFrame(rows))
     log.info("described %d problems", len(rows))
 
 

@@ -20,7 +20,9 @@ def plot_figures(args) -> None:
     runs = storage.read_table(args.runs)
     summary = storage.read_table(args.summary)
     inputs = {
-        "recommendations": pd.read_csv(args.recommendations, keep_default_na=False, na_values=[""]),
+        "recommendations": storage.read_csv(
+            args.recommendations, keep_default_na=False, na_values=[""]
+        ),
         "real_data": {
             Path(path).parent.name: storage.read_arrays(path)["X"] for path in args.real_data
         },
