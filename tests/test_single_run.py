@@ -170,6 +170,63 @@ def test_init_study_writes_a_config_the_study_accepts(own_data, tmp_path, capsys
     assert "fs" in study.methods  # 30 features: forward selection is affordable
 
 
+@pytest.mark.parametrize("command", ["select", "init-study"])
+@pytest.mark.parametrize("target", ["data", "costs"])
+def test_no_command_writes_over_a_file_it_reads(own_data, caplog, command, target):
+    _, data, _, costs_file = own_data
+    victim = data if target == "data" else costs_file
+    before = victim.read_bytes()
+    arguments = [command, str(data), "--costs", str(costs_file), "--out", str(victim)]
+    arguments += ["--budget", "1", "--splits", "0"] if command == "select" else []
+    assert cli.main(arguments) == 2
+    assert victim.read_bytes() == before
+    assert f"--out {victim} is" in caplog.text and "file this command reads" in caplog.text
+
+
+def test_init_study_replaces_an_existing_config_only_with_force(own_data, tmp_path, caplog):
+    _, data, _, costs_file = own_data
+    study = tmp_path / "study.yaml"
+    arguments = ["init-study", str(data), "--costs", str(costs_file), "--out", str(study)]
+    assert cli.main(arguments) == 0
+    study.write_text(study.read_text().replace("n_rep: 10", "n_rep: 25"))
+    edited = study.read_text()
+    assert cli.main(arguments) == 2
+    assert study.read_text() == edited and "--force to replace it" in caplog.text
+    assert cli.main([*arguments, "--force"]) == 0
+    assert "n_rep: 10" in study.read_text()
+
+
+def test_one_split_gives_no_interval_and_strict_json(own_data, tmp_path, capsys):
+    _, data, _, costs_file = own_data
+    out = tmp_path / "selection.json"
+    arguments = ["select", str(data), "--costs", str(costs_file), "--budget", "1"]
+    assert cli.main([*arguments, "--method", "auc", "--splits", "1", "--out", str(out)]) == 0
+    assert "[no interval from one split]" in capsys.readouterr().out
+    (result,) = json.loads(out.read_text(), parse_constant=pytest.fail)["results"]
+    held_out = result["held_out"]
+    assert held_out["mmce_low"] is None and 0 <= held_out["mmce"] <= 1
+
+
+def test_init_study_quotes_names_from_the_data_and_keeps_them_out_of_comments(tmp_path, capsys):
+    """A column name with a line break (a CSV may quote one into its header) cannot end a
+    comment of the config and set a key: the config loads as written, every key in place."""
+    rng = np.random.default_rng(0)
+    hostile = "a\nn_rep: 1\nseed: 99"
+    data = pd.DataFrame(rng.normal(size=(40, 3)), columns=[hostile, "b", "c"])
+    data["target"] = (data["b"] > 0).astype(int)
+    data.to_csv(tmp_path / "visits.csv", index=False)
+    costs = pd.DataFrame({"feature": [hostile, "b", "c"], "cost": [9.0, 1.0, 2.0]})
+    costs.to_csv(tmp_path / "costs.csv", index=False)
+    arguments = ["init-study", str(tmp_path / "visits.csv"), "--costs", str(tmp_path / "costs.csv")]
+    assert cli.main([*arguments, "--name", "visits: x"]) == 0
+    text = capsys.readouterr().out
+    config = yaml.safe_load(text)
+    assert config["n_rep"] == 10 and config["seed"] == 1
+    assert set(config) >= {"real_data", "methods", "evaluation", "xi_grid", "strategies"}
+    assert list(config["real_data"]["datasets"]) == ["visits: x"]
+    assert "a\\nn_rep: 1" in text  # the name, escaped, in the budgets' comment
+
+
 @pytest.mark.parametrize(
     ("rows", "group_costs", "message"),
     [

@@ -8,11 +8,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 from costfs.cli import storage
 from costfs.cli.arguments import add_command
-from costfs.cli.select import data_arguments, read_problem
+from costfs.cli.select import check_out_is_not_an_input, data_arguments, read_problem
 from costfs.core.costs import FeatureCosts
+from costfs.core.errors import DataError
 from costfs.methods import method_names
 from costfs.study.budgets import budget_breakpoints
 
@@ -26,11 +28,19 @@ FORWARD_SELECTION_MAX_FEATURES = 50
 
 
 def init_study(args) -> None:
+    check_out_is_not_an_input(args)
+    if args.out and Path(args.out).exists() and not args.force:
+        raise DataError(
+            f"--out {args.out} exists (an edited config?); give another path, or --force to "
+            "replace it"
+        )
     X, _, names, _, costs = read_problem(args)
     name = args.name or Path(args.data).name.split(".")[0]
     breakpoints = budget_breakpoints(costs, names)
     budgets = [budget for budget, _ in breakpoints]
-    reasons = "".join(f"      #   {budget:g}: {why}\n" for budget, why in breakpoints)
+    reasons = "".join(
+        f"      #   {budget:g}: {_comment_text(why)}\n" for budget, why in breakpoints
+    )
     total = costs.total(np.arange(costs.n_features))
     # The shared costs given on the command line; those in the costs file stay there.
     flagged = dict(args.group_costs)
@@ -52,7 +62,8 @@ def init_study(args) -> None:
     cheapest = cheapest_paid(costs)
     method_lines = "\n".join(f"  {method}: {{}}" for method in methods)
     others = ", ".join(m for m in method_names() if m not in methods)
-    study = f"""# Study of {name} ({X.shape[0]} rows x {X.shape[1]} features), written by
+    described = f"{_comment_text(name)} ({X.shape[0]} rows x {X.shape[1]} features)"
+    study = f"""# Study of {described}, written by
 # `costfs init-study`. Run it with: costfs run-study THIS_FILE --cores N --report
 # (results, logs and report.html in this file's folder; paths here are read from that folder).
 # config/README.md documents every key.
@@ -66,7 +77,7 @@ simulation:
 real_data:
   train_fraction: 0.6666666666666666
   datasets:
-    {name}:
+    {_yaml_scalar(name)}:
       path: {json.dumps(data_path)}
       costs: {json.dumps(costs_path)}
 {group_costs}{marks}      target: {json.dumps(args.target)}
@@ -92,6 +103,21 @@ methods:
         )
     else:
         sys.stdout.write(study)
+
+
+def _comment_text(text: str) -> str:
+    """`text` (a file's or a column's name) on one comment line: its line breaks and other
+    control characters escaped, so that it cannot end the comment and start a key."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+def _yaml_scalar(value) -> str:
+    """`value` as a YAML scalar on one line, quoted by the YAML library where it needs quotes
+    (double quotes, with escapes, where it has a line break)."""
+    text = yaml.safe_dump(value, allow_unicode=True, width=1 << 20).removesuffix("\n...\n")
+    if "\n" in text.strip():
+        text = yaml.safe_dump(value, allow_unicode=True, width=1 << 20, default_style='"')
+    return text.strip()
 
 
 def _relative_to(path: Path, folder: Path) -> str:
@@ -122,5 +148,6 @@ def register(commands) -> None:
                 "(default: print it, paths relative to the current folder)"
             },
         ),
+        (["--force"], {"action": "store_true", "help": "replace an existing --out file"}),
         help="write a study config for your own data set, to run with Snakemake",
     )

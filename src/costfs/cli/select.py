@@ -52,7 +52,21 @@ def _value(text: str) -> float | str:
         raise ValueError(f"expected 'tuned' or a number, got {text!r}") from None
 
 
+def check_out_is_not_an_input(args) -> None:
+    """Raises `DataError` where `--out` names the data or the costs file the command reads:
+    writing it would replace the user's file."""
+    if not args.out:
+        return
+    out = Path(args.out).resolve()
+    for option, path in (("the data", args.data), ("--costs", args.costs)):
+        if out == Path(path).resolve():
+            raise DataError(
+                f"--out {args.out} is {option} file this command reads; write to another path"
+            )
+
+
 def select(args) -> None:
+    check_out_is_not_an_input(args)
     codes, y, names, categorical, costs = read_problem(args)
     X, _ = encode_levels(codes, y, categorical, seed=args.seed)
     everything = costs.total(np.arange(costs.n_features))
@@ -97,11 +111,12 @@ def select(args) -> None:
             **({} if hyperparameter is None else {hyperparameter.name: row.value}),
             "features": [names[j] for j in row.features],
             "cost": row.cost,
-            "oob_mmce": row.oob_mmce,
+            "oob_mmce": _json_number(row.oob_mmce),
         }
         if assessment is not None:
+            # JSON has no NaN: an undefined value (one split has no interval) is null.
             result["held_out"] = {
-                key: float(value) for key, value in assessment.loc[row.budget].items()
+                key: _json_number(value) for key, value in assessment.loc[row.budget].items()
             }
         results.append(result)
     document = {"data": args.data, "costs": args.costs, "method": args.method, "results": results}
@@ -109,9 +124,14 @@ def select(args) -> None:
     print(_report(results, hyperparameter.name if hyperparameter else None), flush=True)
     if args.out:
         try:
-            storage.write_text(Path(args.out), json.dumps(document, indent=2) + "\n")
+            text = json.dumps(document, indent=2, allow_nan=False)
+            storage.write_text(Path(args.out), text + "\n")
         except OSError as error:
             raise DataError(f"--out {args.out}: cannot be written ({error})") from None
+
+
+def _json_number(value) -> float | None:
+    return float(value) if np.isfinite(value) else None
 
 
 def _selector(args, costs: FeatureCosts):
@@ -136,11 +156,17 @@ def _selector(args, costs: FeatureCosts):
     return type(method)(**options)
 
 
+def _shown(value: float | None, digits: int) -> str:
+    return "undefined" if value is None else f"{value:.{digits}f}"
+
+
 def _interval(held_out: dict, metric: str, digits: int = 3) -> str:
-    return (
-        f"{held_out[metric]:.{digits}f} [{held_out[f'{metric}_low']:.{digits}f}, "
-        f"{held_out[f'{metric}_high']:.{digits}f}]"
-    )
+    value, low, high = (held_out[key] for key in (metric, f"{metric}_low", f"{metric}_high"))
+    if value is None:
+        return "undefined"
+    if low is None or high is None:
+        return f"{value:.{digits}f} [no interval from one split]"
+    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def _report(results: list[dict], hyperparameter: str | None) -> str:
@@ -168,7 +194,7 @@ def _report(results: list[dict], hyperparameter: str | None) -> str:
             ]
         else:
             lines.append(
-                f"OOB error of a refit {result['oob_mmce']:.4f} (optimistic: the same refit "
+                f"OOB error of a refit {_shown(result['oob_mmce'], 4)} (optimistic: the same refit "
                 "chose the hyperparameter; --splits gives a held-out estimate)"
             )
         return "\n".join(lines)
@@ -183,7 +209,7 @@ def _report(results: list[dict], hyperparameter: str | None) -> str:
         if metrics:
             cells += [_interval(result["held_out"], metric) for metric in metrics]
         else:
-            cells.append(f"{result['oob_mmce']:.4f}")
+            cells.append(_shown(result["oob_mmce"], 4))
         cells.append(", ".join(result["features"]))
         lines.append("\t".join(cells))
     return "\n".join(lines)
