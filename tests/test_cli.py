@@ -316,3 +316,27 @@ def test_a_csv_cell_a_spreadsheet_would_run_is_written_as_text_and_read_back(tmp
     assert all(cell.lstrip('"').startswith("'") for cell in cells[:5]) and cells[5] == "plain"
     assert "-1.5" in path.read_text()
     pd.testing.assert_frame_equal(storage.read_csv(path), table)
+
+
+def test_run_study_takes_its_options_after_the_study_and_passes_on_what_follows_dashes(
+    tmp_path, monkeypatch
+):
+    import costfs.cli.run_study as run_study
+
+    study = tmp_path / "study.yaml"
+    study.write_text("seed: 1\n")
+    ran = []
+    finished = type("Finished", (), {"returncode": 0})
+    monkeypatch.setattr(
+        run_study.subprocess, "run", lambda command: ran.append(command) or finished
+    )
+    arguments = ["run-study", str(study), "--cores", "2", "--", "--rerun-incomplete", "-n"]
+    assert cli.main(arguments) == 0
+    (command,) = ran
+    assert command[-4:] == ["--cores", "2", "--rerun-incomplete", "-n"]
+
+
+def test_a_command_without_a_tool_to_pass_on_to_refuses_arguments_after_dashes(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["select", "data.csv", "--costs", "c.csv", "--budget", "1", "--", "-n"])
+    assert "costfs select takes no arguments after --" in capsys.readouterr().err

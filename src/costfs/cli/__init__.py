@@ -90,7 +90,16 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("sklearnex").setLevel(logging.WARNING)
     warnings.filterwarnings("ignore", message="Some inputs do not have OOB scores")
     argv = sys.argv[1:] if argv is None else argv
-    args = parser(argv[0] if argv else None).parse_args(argv)
+    # What follows `--` goes to the tool a command runs (run-study's Snakemake) as it is:
+    # split off here, so that the command's own options may come before or after its path.
+    passed = argv[argv.index("--") + 1 :] if "--" in argv else None
+    own = argv[: argv.index("--")] if "--" in argv else argv
+    command_parser = parser(own[0] if own else None)
+    args = command_parser.parse_args(own)
+    if passed is not None:
+        if not hasattr(args, "passed_on"):
+            command_parser.error(f"costfs {args.command} takes no arguments after --")
+        args.passed_on = passed
     try:
         with job_threads(getattr(args, "threads", 1)):
             args.function(args)

@@ -77,7 +77,7 @@ def run_study(args) -> None:
     if args.profile:
         options += ["--profile", profile_folder(args.profile)]
     log.info("running %s in %s", study.name, study.parent)
-    if subprocess.run(study_command(study, options + args.snakemake)).returncode:
+    if subprocess.run(study_command(study, options + args.passed_on)).returncode:
         raise DataError(f"{study.name}: the workflow failed; its logs are in {study.parent}/logs")
     log.info("results in %s", study.parent / "results")
     if args.report:
@@ -99,9 +99,6 @@ def register(commands) -> None:
             {"help": "a Snakemake profile folder, or slurm: the one shipped with the workflow"},
         ),
         (["--report"], {"action": "store_true", "help": "also write report.html"}),
-        (
-            ["snakemake"],
-            {"nargs": "*", "help": "further snakemake arguments, after --", "metavar": "..."},
-        ),
-        help="run a study in its config's folder (results, logs and report beside the config)",
-    )
+        help="run a study in its config's folder (results, logs and report beside the config); "
+        "arguments after -- go to Snakemake",
+    ).set_defaults(passed_on=[])
