@@ -32,6 +32,23 @@ def test_the_curve_has_every_budget_metric_and_interval(wdbc):
     assert curve["auc"].iloc[1] > curve["auc"].iloc[0]
 
 
+def test_a_selector_given_its_cost_free_part_is_assessed_as_the_readme_does(wdbc):
+    """The README's Python block in its order: a fit, `precomputed` reused for another budget,
+    then the curve, whose splits compute their own rows' cost-free part (once per split) and
+    give what a selector without `precomputed` gives."""
+    X, y = wdbc
+    costs = dict(zip(X.columns, np.random.default_rng(3).uniform(0.1, 1.0, X.shape[1])))
+    selector = costfs.ShallowTreeSelector(
+        feature_costs=costs, budget=2.0, xi=1, trees_per_depth=20, random_state=0
+    ).fit(X, y)
+    selector.set_params(budget=1.0, precomputed=selector.precomputed_).fit(X, y)
+    curve = costfs.cost_accuracy_curve(selector, X, y, budgets=[1.0, 2.0], cv=3, n_trees=50)
+    fresh = costfs.cost_accuracy_curve(
+        selector.set_params(precomputed=None), X, y, budgets=[1.0, 2.0], cv=3, n_trees=50
+    )
+    pd.testing.assert_frame_equal(curve, fresh)
+
+
 def test_the_interval_is_the_corrected_resampled_t_interval():
     errors = np.array([0.10, 0.14, 0.12, 0.18, 0.11])
     per_split = pd.DataFrame(

@@ -23,6 +23,7 @@ from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.errors import DataError
 from costfs.methods import load_method, method_names
 from costfs.methods._base import Method, Selection
+from costfs.methods._selector import FINGERPRINT
 from costfs.study.method_docs import DOCUMENTS, updated
 from tests.conftest import REPO, SMALL, run_method, small_selector
 
@@ -256,6 +257,29 @@ def test_the_selection_table_reads_as_pandas_would_have_written_it(method, probl
     )
 
 
+def test_a_cost_free_part_of_other_data_or_settings_is_refused_naming_what_differs(method, problem):
+    X, y, costs = problem
+    declared = load_method(method)
+    if not declared.has_preparation:
+        return
+    fitted = small_selector(method, feature_costs=costs, random_state=0).fit(X, y)
+    reused = {"feature_costs": costs, "precomputed": fitted.precomputed_}
+    other_X, other_y = X.copy(), y.copy()
+    other_X[0, 0] += 1.0
+    other_y[[0, 1]] = other_y[[1, 0]] if other_y[0] != other_y[1] else 1 - other_y[[0, 1]]
+    cases = [
+        (small_selector(method, random_state=0, **reused), other_X, y, r"another X than"),
+        (small_selector(method, random_state=0, **reused), X, other_y, r"another y than"),
+        (small_selector(method, random_state=1, **reused), X, y, r"random_state or engine"),
+    ]
+    for selector, X_fit, y_fit, message in cases:
+        with pytest.raises(DataError, match=message):
+            selector.fit(X_fit, y_fit)
+    without = {key: value for key, value in fitted.precomputed_.items() if key != FINGERPRINT}
+    with pytest.raises(DataError, match="has no 'fingerprint'"):
+        small_selector(method, feature_costs=costs, random_state=0, precomputed=without).fit(X, y)
+
+
 def test_preparation_is_reused_across_budgets_and_hyperparameter(method, problem, monkeypatch):
     X, y, costs = problem
     declared = load_method(method)
@@ -350,6 +374,7 @@ def test_the_engine_reaches_every_forest_of_the_method(method, problem):
         assert any(
             not np.array_equal(prepared["sklearn"][key], prepared["sklearnex"][key])
             for key in prepared["sklearn"]
+            if key != FINGERPRINT
         )
 
 

@@ -1,6 +1,7 @@
 """The base class of every method: a `Method` (the workflow's contract) and a scikit-learn
 selector."""
 
+import hashlib
 import inspect
 from collections.abc import Mapping
 from typing import Self
@@ -29,6 +30,21 @@ from costfs.methods._tuning import TUNED, TUNING_TREES, tuned_record, tuning_gri
 
 def _is_tuned(value) -> bool:
     return isinstance(value, str) and value == TUNED
+
+
+FINGERPRINT = "fingerprint"
+"""The key of `precomputed_` holding digests of what the cost-free part was computed from."""
+FINGERPRINT_PARTS = ("X", "y", "the preparation's parameters, random_state or engine")
+
+
+def _digest(*parts) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        if isinstance(part, np.ndarray):
+            digest.update(repr((part.shape, part.dtype.str)).encode())
+            part = np.ascontiguousarray(part).tobytes()
+        digest.update(part if isinstance(part, bytes) else repr(part).encode())
+    return digest.hexdigest()
 
 
 class CostConstrainedSelector(SelectorMixin, BaseEstimator, Method):
@@ -146,7 +162,16 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator, Method):
         tuned = hyperparameter is not None and _is_tuned(getattr(self, hyperparameter.name))
         if not isinstance(self.n_jobs, int | np.integer) or self.n_jobs < 1:
             raise DataError(f"{name}: n_jobs must be a positive integer, got {self.n_jobs!r}")
-        self.precomputed_, selection = self.prepare_and_select(
+        engine = getattr(self, "engine", "auto")
+        # A random_state of None asks for no particular draw: any seed's cost-free part fits.
+        fixed_seed = seed if isinstance(self.random_state, int | np.integer) else None
+        fingerprint = [
+            _digest(X),
+            _digest(y),
+            _digest(sorted(self.stage_parameters(values, "prepare").items()), fixed_seed, engine),
+        ]
+        prepared = self._checked_precomputed(fingerprint)
+        prepared, selection = self.prepare_and_select(
             X,
             y,
             costs,
@@ -154,11 +179,17 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator, Method):
             list(tuning_grid(hyperparameter)) if tuned else self._grid(),
             seed=seed,
             n_jobs=int(self.n_jobs),
-            engine=getattr(self, "engine", "auto"),
-            prepared=getattr(self, "precomputed", None),
+            engine=engine,
+            prepared=prepared,
             source=name,
             **values,
         )
+        if getattr(self, "precomputed", None) is not None:
+            self.precomputed_ = self.precomputed
+        else:
+            self.precomputed_ = (
+                None if prepared is None else {**prepared, FINGERPRINT: np.array(fingerprint)}
+            )
         if tuned:
             record = tuned_record(
                 selection.records,
@@ -178,6 +209,32 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator, Method):
         self.support_ = np.zeros(X.shape[1], dtype=bool)
         self.support_[self.selected_features_] = True
         return self
+
+    def _checked_precomputed(self, fingerprint: list[str]) -> dict | None:
+        """`precomputed` without its fingerprint, or a `DataError` naming what differs where
+        it was computed from other data or settings than this fit's `fingerprint`."""
+        given = getattr(self, "precomputed", None)
+        if given is None:
+            return None
+        name = type(self).__name__
+        if FINGERPRINT not in given:
+            raise DataError(
+                f"{name}: precomputed has no {FINGERPRINT!r}: pass the precomputed_ of a fit of "
+                "this selector"
+            )
+        differ = [
+            part
+            for part, stored, now in zip(
+                FINGERPRINT_PARTS, given[FINGERPRINT], fingerprint, strict=True
+            )
+            if str(stored) != now
+        ]
+        if differ:
+            raise DataError(
+                f"{name}: precomputed was computed with another {' and '.join(differ)} than this "
+                "fit's; fit without precomputed, or pass the precomputed_ of a fit on this data"
+            )
+        return {key: value for key, value in given.items() if key != FINGERPRINT}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

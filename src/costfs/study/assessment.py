@@ -126,8 +126,15 @@ def assess_selection(
                 X_other=codes[test],
             )
             fit_on = X_train if columns is None else pd.DataFrame(X_train, columns=columns)
+            # The cost-free part of the split's rows, computed at its first budget (a
+            # `precomputed` the selector was given is of other rows).
+            reused = {"precomputed": None} if "precomputed" in selector.get_params() else {}
             for budget in budgets:
-                fitted = clone(selector).set_params(budget=budget).fit(fit_on, labels[train])
+                fitted = (
+                    clone(selector).set_params(budget=budget, **reused).fit(fit_on, labels[train])
+                )
+                if reused:
+                    reused["precomputed"] = fitted.precomputed_
                 features = tuple(int(j) for j in fitted.selected_features_)
                 _, _, shares = refit_errors(
                     X_train[:, list(features)],
