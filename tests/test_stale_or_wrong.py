@@ -194,6 +194,7 @@ def test_a_truncated_gzip_file_is_named(own_data, caplog):
     ("text", "message"),
     [
         ("a,b,target\n", r"has no data rows \(only a header\)"),
+        ("a,,target\n1,2,0\n3,4,1\n", r"the header has no name for column\(s\) \[2\]"),
         (
             "a,b,target\n1,2,0\n?,3,1\n4,5,0\n",
             "column 'a' mixes numbers and text .*'\\?'.*missing_values",
@@ -215,3 +216,20 @@ def test_duplicate_or_integer_column_names_in_python_are_named():
     with pytest.raises(DataError, match="keyed by column name, but X's column names"):
         costfs.AUCFilter(budget=1, feature_costs={0: 1, 1: 1, 2: 1}).fit(numbered, y)
     assert costfs.AUCFilter(budget=1, feature_costs=[1, 1, 1]).fit(numbered, y).total_cost_ == 1
+
+
+def test_a_folder_given_as_the_data_is_named_as_a_folder(own_data, caplog):
+    common = [str(own_data), "--costs", str(own_data / "costs.csv"), "--budget", "1"]
+    assert cli.main(["select", *common]) == 2
+    assert f"{own_data}: is a folder; give the data file in it" in caplog.text
+
+
+def test_a_constant_column_is_named_when_read_and_when_bought(own_data, caplog):
+    frame = pd.read_csv(own_data / "data.csv").assign(a=1.0)
+    frame.to_csv(own_data / "data.csv", index=False)
+    pd.DataFrame({"feature": ["a", "b", "c"], "cost": [0.1, 5.0, 5.0]}).to_csv(
+        own_data / "costs.csv", index=False
+    )
+    assert select(own_data, "--budget", "1") == 0
+    assert "column 'a' is constant (kept as a feature)" in caplog.text
+    assert "budget 1 buys constant column(s) ['a']" in caplog.text

@@ -40,6 +40,8 @@ def read_problem(args) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, F
     costs = realdata.costs_from_table(
         read_table_file(args.costs), names, args.costs, dict(args.group_costs)
     )
+    for note in realdata.degenerate_columns(X, names):
+        log.warning("%s: %s (kept as a feature)", args.data, note)
     return X, y, names, categorical, costs
 
 
@@ -104,8 +106,17 @@ def select(args) -> None:
                 n_jobs=args.threads,
             ).set_index("budget")
     hyperparameter = load_method(args.method).hyperparameter
+    constant = set(np.flatnonzero(np.nanmax(codes, axis=0) == np.nanmin(codes, axis=0)).tolist())
     results = []
     for row in table.itertuples():
+        bought = sorted(constant & set(row.features))
+        if bought:
+            log.warning(
+                "budget %g buys constant column(s) %s: they carry no information; drop them "
+                "from the data or the costs file",
+                row.budget,
+                [names[j] for j in bought],
+            )
         result = {
             "budget": row.budget,
             **({} if hyperparameter is None else {hyperparameter.name: row.value}),

@@ -29,6 +29,8 @@ def read_table_file(path: str, missing_values: Sequence[str] = ()) -> "pd.DataFr
     # most of a job's start.
     import pandas as pd
 
+    if Path(path).is_dir():
+        raise DataError(f"{path}: is a folder; give the data file in it (CSV, .csv.gz, Parquet)")
     if not Path(path).is_file():
         raise DataError(f"{path}: no such file (relative to {Path.cwd()})")
     try:
@@ -42,6 +44,12 @@ def read_table_file(path: str, missing_values: Sequence[str] = ()) -> "pd.DataFr
     except (ValueError, OSError, EOFError, pd.errors.ParserError) as error:
         raise DataError(f"{path}: cannot be read as a table ({error})") from None
     check_unique_names(header, path)
+    unnamed = [k + 1 for k, name in enumerate(header) if not isinstance(name, str) or not name]
+    if unnamed:
+        raise DataError(
+            f"{path}: the header has no name for column(s) {unnamed} (counting from 1); name "
+            "every column"
+        )
     return frame
 
 
