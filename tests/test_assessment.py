@@ -37,7 +37,7 @@ def test_a_selector_given_its_cost_free_part_is_assessed_as_the_readme_does(wdbc
     then the curve, whose splits compute their own rows' cost-free part (once per split) and
     give what a selector without `precomputed` gives."""
     X, y = wdbc
-    costs = dict(zip(X.columns, np.random.default_rng(3).uniform(0.1, 1.0, X.shape[1])))
+    costs = dict(zip(X.columns, np.random.default_rng(3).uniform(0.1, 1, X.shape[1]), strict=True))
     selector = costfs.ShallowTreeSelector(
         feature_costs=costs, budget=2.0, xi=1, trees_per_depth=20, random_state=0
     ).fit(X, y)

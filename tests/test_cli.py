@@ -340,3 +340,11 @@ def test_a_command_without_a_tool_to_pass_on_to_refuses_arguments_after_dashes(c
     with pytest.raises(SystemExit):
         cli.main(["select", "data.csv", "--costs", "c.csv", "--budget", "1", "--", "-n"])
     assert "costfs select takes no arguments after --" in capsys.readouterr().err
+
+
+def test_run_study_refuses_a_config_that_is_not_plain_yaml_naming_yaml(tmp_path, caplog):
+    study = tmp_path / "study.yaml"
+    study.write_text("seed: !!python/object/apply:os.system ['true']\n")
+    assert cli.main(["run-study", str(study)]) == 2
+    assert f"{study}: not a valid YAML study config" in caplog.text
+    assert "python/object" in caplog.text and "JSON" not in caplog.text

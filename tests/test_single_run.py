@@ -17,6 +17,7 @@ from costfs.methods import load_method
 from costfs.study.budgets import budget_breakpoints
 from costfs.study.plan import Study
 from costfs.study.realdata import costs_from_table
+from tests.conftest import REPO
 from tests.test_study import with_defaults
 
 
@@ -170,6 +171,29 @@ def test_init_study_writes_a_config_the_study_accepts(own_data, tmp_path, capsys
     assert "fs" in study.methods  # 30 features: forward selection is affordable
 
 
+def test_init_study_names_a_data_set_the_study_accepts_or_refuses_name(
+    own_data, tmp_path, capsys, caplog
+):
+    frame, _, _, costs_file = own_data
+    data = tmp_path / "2020 visits.csv"
+    frame.to_csv(data, index=False)
+    assert cli.main(["init-study", str(data), "--costs", str(costs_file)]) == 0
+    config = yaml.safe_load(capsys.readouterr().out)
+    assert list(config["real_data"]["datasets"]) == ["d2020_visits"]
+    Study(with_defaults(config), working_directory=tmp_path)
+    arguments = ["init-study", str(data), "--costs", str(costs_file), "--name", "bad name"]
+    assert cli.main(arguments) == 2
+    assert "--name 'bad name': a data set name starts with a letter" in caplog.text
+
+
+def test_the_data_set_name_rule_is_the_config_schema_s():
+    from costfs.study.realdata import DATASET_NAME
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    datasets = schema["properties"]["real_data"]["properties"]["datasets"]
+    assert datasets["propertyNames"]["pattern"] == f"^{DATASET_NAME.pattern}$"
+
+
 @pytest.mark.parametrize("command", ["select", "init-study"])
 @pytest.mark.parametrize("target", ["data", "costs"])
 def test_no_command_writes_over_a_file_it_reads(own_data, caplog, command, target):
@@ -218,12 +242,12 @@ def test_init_study_quotes_names_from_the_data_and_keeps_them_out_of_comments(tm
     costs = pd.DataFrame({"feature": [hostile, "b", "c"], "cost": [9.0, 1.0, 2.0]})
     costs.to_csv(tmp_path / "costs.csv", index=False)
     arguments = ["init-study", str(tmp_path / "visits.csv"), "--costs", str(tmp_path / "costs.csv")]
-    assert cli.main([*arguments, "--name", "visits: x"]) == 0
+    assert cli.main(arguments) == 0
     text = capsys.readouterr().out
     config = yaml.safe_load(text)
     assert config["n_rep"] == 10 and config["seed"] == 1
     assert set(config) >= {"real_data", "methods", "evaluation", "xi_grid", "strategies"}
-    assert list(config["real_data"]["datasets"]) == ["visits: x"]
+    assert list(config["real_data"]["datasets"]) == ["visits"]
     assert "a\\nn_rep: 1" in text  # the name, escaped, in the budgets' comment
 
 

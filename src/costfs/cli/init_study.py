@@ -16,6 +16,7 @@ from costfs.cli.select import check_out_is_not_an_input, data_arguments, read_pr
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
 from costfs.methods import method_names
+from costfs.study import realdata
 from costfs.study.budgets import budget_breakpoints
 
 log = logging.getLogger("costfs")
@@ -35,7 +36,12 @@ def init_study(args) -> None:
             "replace it"
         )
     X, _, names, _, costs = read_problem(args)
-    name = args.name or Path(args.data).name.split(".")[0]
+    if args.name is not None and not realdata.DATASET_NAME.fullmatch(args.name):
+        raise DataError(
+            f"--name {args.name!r}: a data set name starts with a letter and has only letters, "
+            "digits, _ and -"
+        )
+    name = args.name or realdata.dataset_name_from_file(args.data)
     breakpoints = budget_breakpoints(costs, names)
     budgets = [budget for budget, _ in breakpoints]
     reasons = "".join(

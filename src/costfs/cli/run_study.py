@@ -62,6 +62,19 @@ def profile_folder(profile: str) -> str:
     raise DataError(f"--profile {profile}: no such folder, nor a shipped profile ({names})")
 
 
+def check_yaml(study: Path) -> None:
+    """Raises `DataError` where `study` is not plain YAML (Snakemake would then try it as JSON
+    and report a JSON error): a syntax error, or a tag such as !!python/object, which a config
+    never needs."""
+    import yaml
+
+    try:
+        yaml.safe_load(study.read_text())
+    except yaml.YAMLError as error:
+        problem = " ".join(str(error).split())
+        raise DataError(f"{study}: not a valid YAML study config ({problem})") from None
+
+
 def study_command(study: Path, snakemake_arguments: list[str]) -> list[str]:
     return snakemake_command(
         packaged_snakefile(), study.parent, "--configfile", str(study), *snakemake_arguments
@@ -72,6 +85,7 @@ def run_study(args) -> None:
     study = Path(args.study).resolve()
     if not study.is_file():
         raise DataError(f"{args.study}: no such study file (write one with costfs init-study)")
+    check_yaml(study)
     claim_folder(study)
     options = ["--cores", str(args.cores)]
     if args.profile:

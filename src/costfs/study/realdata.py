@@ -1,5 +1,6 @@
 """Real data sets: reading a table, label mapping, costs and random train/test splits."""
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,18 @@ LOADING_KEYS = (
 )
 """The keys of a data set's config that say how it is loaded (`choose_source`, `table_to_arrays`);
 its budgets, costs and cost vectors do not change the data."""
+
+
+DATASET_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+"""A real data set's name: a config key, a path segment and a workflow wildcard (the config
+schema's `real_data.datasets` keys have the same pattern)."""
+
+
+def dataset_name_from_file(path: str) -> str:
+    """A data set name from a file's name: its stem with every other character as `_`, and a
+    leading `d` where it would not start with a letter (`2020 visits.csv` -> `d2020_visits`)."""
+    stem = re.sub(r"[^A-Za-z0-9_-]", "_", Path(path).name.split(".")[0])
+    return stem if DATASET_NAME.fullmatch(stem) else f"d{stem}"
 
 
 def choose_source(
