@@ -134,8 +134,16 @@ def test_the_package_list_ships_every_package_and_the_whole_workflow():
         for path in [workflow, *workflow.rglob("*")]
         if path.is_dir() and path.name != "__pycache__" and any(p.is_file() for p in path.iterdir())
     }
-    assert listed == packages | folders
+    assert listed == packages | folders | {"costfs.envs"}
+    assert setuptools["package-dir"]["costfs.envs"] == "envs"
     data = setuptools["package-data"]
+    # The rules' conda environment, `../../envs/` from workflow/rules, is costfs/envs installed.
+    conda_env = (workflow / "rules" / "../../envs/costfs.yaml").resolve()
+    assert (
+        conda_env.is_file()
+        and f"{conda_env.parent.name}/" in (REPO / "workflow" / "rules" / "common.smk").read_text()
+    )
+    assert any(fnmatch.fnmatch(conda_env.name, pattern) for pattern in data["costfs.envs"])
     for path in workflow.rglob("*"):
         if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".py":
             package = ".".join(("costfs", "workflow", *path.parent.relative_to(workflow).parts))
