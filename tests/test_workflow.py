@@ -477,7 +477,7 @@ def faulty_study(tmp_path_factory) -> dict:
     (fault / "sitecustomize.py").write_text(
         "import costfs.methods.relieff\n\n\n"
         "def select(*args, **kwargs):\n    raise RuntimeError('injected fault')\n\n\n"
-        "costfs.methods.relieff.ReliefFRanking.select = select\n"
+        "costfs.methods.relieff.ReliefFSelector.select = select\n"
     )
     failed = subprocess.run(
         study_command(directory, "--cores", "2", "--keep-going"),

@@ -22,7 +22,7 @@ def module_closure(modules: list[str], root: Path = PACKAGE_ROOT) -> list[str]:
             for package in Path(current).parents
             if (root / package / "__init__.py").exists()
         ]
-        for node in ast.walk(ast.parse((root / current).read_text())):
+        for node in _run_time_nodes(ast.parse((root / current).read_text())):
             if isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module]
                 names += [f"{node.module}.{alias.name}" for alias in node.names]
@@ -38,6 +38,26 @@ def module_closure(modules: list[str], root: Path = PACKAGE_ROOT) -> list[str]:
                     if (root / path).exists():
                         pending.append(path.as_posix())
     return sorted(seen)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _run_time_nodes(tree: ast.AST):
+    """Every node of `tree` but those under `if TYPE_CHECKING:`, whose imports (for type
+    checkers and IDEs: `costfs/__init__.py` names every method's class there) never run."""
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child.test):
+                pending += child.orelse
+            else:
+                pending.append(child)
 
 
 def code_version(*modules: str, root: Path = PACKAGE_ROOT) -> str:
