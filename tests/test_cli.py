@@ -326,14 +326,11 @@ def test_run_study_takes_its_options_after_the_study_and_passes_on_what_follows_
     study = tmp_path / "study.yaml"
     study.write_text("seed: 1\n")
     ran = []
-    finished = type("Finished", (), {"returncode": 0})
-    monkeypatch.setattr(
-        run_study.subprocess, "run", lambda command: ran.append(command) or finished
-    )
-    arguments = ["run-study", str(study), "--cores", "2", "--", "--rerun-incomplete", "-n"]
+    monkeypatch.setattr(run_study, "run_owned", lambda command, lock: ran.append(command) or 0)
+    arguments = ["run-study", str(study), "--cores", "2", "--", "--quiet", "-n"]
     assert cli.main(arguments) == 0
     (command,) = ran
-    assert command[-4:] == ["--cores", "2", "--rerun-incomplete", "-n"]
+    assert command[-5:] == ["--cores", "2", "--rerun-incomplete", "--quiet", "-n"]
 
 
 def test_a_command_without_a_tool_to_pass_on_to_refuses_arguments_after_dashes(capsys):

@@ -2,7 +2,12 @@
 folder (its `results/`, `logs/` and report beside the config, and paths in the config read
 from there), without knowing Snakemake."""
 
+import contextlib
+import ctypes
+import fcntl
 import logging
+import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -15,6 +20,11 @@ log = logging.getLogger("costfs")
 
 STUDY_MARK = Path("results") / ".study"
 """Inside a study's folder: the path of the config whose results the folder holds."""
+RUN_LOCK = Path(".snakemake") / "run-study.lock"
+"""Inside a study's folder: held (flock) by the run-study that runs it and by its Snakemake,
+with the run-study's process id in it."""
+PR_SET_PDEATHSIG = 1
+"""Linux's prctl option: a signal the process gets when its parent dies."""
 
 
 def packaged_snakefile() -> Path:
@@ -81,6 +91,77 @@ def study_command(study: Path, snakemake_arguments: list[str]) -> list[str]:
     )
 
 
+@contextlib.contextmanager
+def study_lock(folder: Path):
+    """Holds `RUN_LOCK` of the study's `folder` (its file descriptor, for Snakemake to hold
+    too), or raises `DataError` naming the run that holds it. The lock ends with the last
+    process holding it, however it ends, so a lock of Snakemake's in a folder whose run lock
+    is free is stale."""
+    path = folder / RUN_LOCK
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(descriptor, 64, 0).decode().strip()
+            if holder.isdigit() and _alive(int(holder)):
+                raise DataError(
+                    f"{folder}: another run-study (process {holder}) runs this study; wait "
+                    "for it, or stop it first"
+                ) from None
+            # Its run-study is gone: the Snakemake it started is ending (it got SIGTERM).
+            log.info("waiting for the Snakemake of a stopped run-study to end")
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        os.ftruncate(descriptor, 0)
+        os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
+        yield descriptor
+    finally:
+        os.close(descriptor)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _die_with_parent() -> None:
+    # In the child before it runs Snakemake: SIGTERM when run-study dies, even by kill -9,
+    # so that no Snakemake goes on without the run-study that owns the folder.
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def run_owned(command: list[str], lock: int) -> int:
+    """`command` (Snakemake) in a session of its own, holding `lock` too; run-study's SIGINT
+    (Ctrl-C) and SIGTERM are passed on to it once and waited for, so that Snakemake ends its
+    jobs and cleans up. Its exit status, or the signal's negative number."""
+    process = subprocess.Popen(
+        command, pass_fds=(lock,), start_new_session=True, preexec_fn=_die_with_parent
+    )
+    received = []
+
+    def pass_on(number, frame):
+        if not received:
+            received.append(number)
+            log.warning("stopping Snakemake (%s); it ends its jobs first", signal.strsignal(number))
+            process.send_signal(number)
+
+    previous = {
+        number: signal.signal(number, pass_on) for number in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        returncode = process.wait()
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    return -received[0] if received else returncode
+
+
 def run_study(args) -> None:
     study = Path(args.study).resolve()
     if not study.is_file():
@@ -90,15 +171,32 @@ def run_study(args) -> None:
     options = ["--cores", str(args.cores)]
     if args.profile:
         options += ["--profile", profile_folder(args.profile)]
-    log.info("running %s in %s", study.name, study.parent)
-    if subprocess.run(study_command(study, options + args.passed_on)).returncode:
-        raise DataError(f"{study.name}: the workflow failed; its logs are in {study.parent}/logs")
-    log.info("results in %s", study.parent / "results")
-    if args.report:
-        report = study.parent / "report.html"
-        if subprocess.run(study_command(study, ["--report", str(report)])).returncode:
-            raise DataError(f"{study.name}: the report could not be written")
-        log.info("report in %s", report)
+    with study_lock(study.parent) as lock:
+        # Nothing else runs this study: a lock Snakemake left is stale, and outputs it did not
+        # finish are rebuilt.
+        locks = study.parent / ".snakemake" / "locks"
+        if locks.is_dir() and any(locks.iterdir()):
+            log.info("clearing the lock an interrupted run left")
+            if run_owned(study_command(study, ["--unlock"]), lock):
+                raise DataError(f"{study.name}: Snakemake's stale lock could not be cleared")
+        log.info("running %s in %s", study.name, study.parent)
+        command = study_command(study, [*options, "--rerun-incomplete", *args.passed_on])
+        returncode = run_owned(command, lock)
+        if returncode < 0:
+            raise DataError(
+                f"{study.name}: stopped ({signal.strsignal(-returncode)}); the same command "
+                "resumes it"
+            )
+        if returncode:
+            raise DataError(
+                f"{study.name}: the workflow failed; its logs are in {study.parent}/logs"
+            )
+        log.info("results in %s", study.parent / "results")
+        if args.report:
+            report = study.parent / "report.html"
+            if run_owned(study_command(study, ["--report", str(report)]), lock):
+                raise DataError(f"{study.name}: the report could not be written")
+            log.info("report in %s", report)
 
 
 def register(commands) -> None:
