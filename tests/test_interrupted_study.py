@@ -63,24 +63,30 @@ def snakemake_running(folder: Path) -> bool:
     return any("snakemake" in line and str(folder) in line for line in listed.splitlines())
 
 
+def started_study(folder: Path, cores: int, stderr=subprocess.DEVNULL) -> subprocess.Popen:
+    """run-study of `folder` in a session of its own, once its first job has written."""
+    process = subprocess.Popen(
+        [str(COSTFS), "run-study", "study.yaml", "--cores", str(cores)],
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 300
+    while not (folder / "results" / "data").exists():
+        assert process.poll() is None and time.monotonic() < deadline, "no job started"
+        time.sleep(0.2)
+    return process
+
+
 @pytest.mark.parametrize("stop", ["kill the group", "kill run-study", "ctrl-c"])
 def test_a_stopped_study_resumes_with_the_same_command_to_the_same_results(
     uninterrupted, tmp_path, stop
 ):
     folder = write_study(tmp_path / "stopped")
-    started = subprocess.Popen(
-        [str(COSTFS), "run-study", "study.yaml", "--cores", "2"],
-        cwd=folder,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    started = started_study(folder, cores=2, stderr=subprocess.PIPE)
     # A random moment once the jobs run (seeded per case, so that a failure reproduces).
-    deadline = time.monotonic() + 300
-    while not (folder / "results" / "data").exists():
-        assert started.poll() is None and time.monotonic() < deadline, "no job started"
-        time.sleep(0.2)
     time.sleep(random.Random(stop).uniform(1.0, 8.0))
     if stop == "kill the group":
         os.killpg(started.pid, signal.SIGKILL)
@@ -103,18 +109,8 @@ def test_a_stopped_study_resumes_with_the_same_command_to_the_same_results(
 
 def test_a_second_run_study_of_a_running_study_is_refused_naming_the_first(tmp_path):
     folder = write_study(tmp_path / "twice")
-    first = subprocess.Popen(
-        [str(COSTFS), "run-study", "study.yaml", "--cores", "1"],
-        cwd=folder,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    first = started_study(folder, cores=1)
     try:
-        deadline = time.monotonic() + 300
-        while not (folder / "results" / "data").exists():
-            assert first.poll() is None and time.monotonic() < deadline, "no job started"
-            time.sleep(0.2)
         second = run_study(folder)
         assert second.returncode == 2
         assert f"another run-study (process {first.pid}) runs this study" in second.stderr
