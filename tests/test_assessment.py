@@ -76,3 +76,18 @@ def test_a_table_with_a_categorical_column_and_costs_by_name(wdbc):
     curve = costfs.cost_accuracy_curve(selector, X, y, [2.0], n_trees=30)
     assert curve["n_splits"].item() == 10
     assert curve["n_features"].item() == 2
+
+
+def test_every_interval_of_the_curve_stays_in_its_metric_s_range():
+    """A near-perfect problem: the error's t interval over the splits would reach below 0."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 0] > 0).astype(int)
+    X[:, 0] += np.where(y == 1, 0.3, -0.3)
+    selector = costfs.AUCFilter(feature_costs=[1.0, 1.0, 1.0, 1.0], xi=1)
+    curve = costfs.cost_accuracy_curve(
+        selector, X, y, [1.0, 2.0], cv=5, metrics=("mmce", "auc", "sensitivity"), n_trees=50
+    )
+    for metric in ("mmce", "auc", "sensitivity"):
+        assert (curve[f"{metric}_low"] >= 0).all() and (curve[f"{metric}_high"] <= 1).all()
+    assert (curve["mmce_low"] == 0).any()  # where the t interval would have gone below 0

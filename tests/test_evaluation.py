@@ -6,7 +6,7 @@ from scipy.stats import ttest_ind
 
 from costfs.engine.forest import forest_errors, majority_class
 from costfs.engine.trees import RefitForests, refit_errors
-from costfs.study.aggregation import choose_strategies, summarise
+from costfs.study.aggregation import bounded_interval, choose_strategies, summarise, t_interval
 from costfs.study.evaluation import RUN_KEYS, evaluate_feature_sets, refit_feature_sets, run_table
 
 
@@ -176,10 +176,28 @@ def test_summary_interval_uses_monte_carlo_se():
     row = summary.iloc[0]
     se = np.std([0.31, 0.41], ddof=1) / np.sqrt(2)
     assert row["mmce_se"] == pytest.approx(se)
-    # Student t with one degree of freedom: 12.71 SEs, not the normal 1.96
-    assert row["ci_low"] == pytest.approx(0.36 - 12.706205 * se)
+    # Student t with one degree of freedom: 12.71 SEs, not the normal 1.96; below 0 the
+    # interval ends at 0, the least error there is
+    assert row["ci_high"] == pytest.approx(0.36 + 12.706205 * se)
+    assert 0.36 - 12.706205 * se < 0 and row["ci_low"] == 0
     single = summarise(choose_strategies(runs[runs["rep"] == 1], ["agnostic"])).iloc[0]
     assert single["n_runs"] == 1 and np.isnan(single["ci_low"]) and np.isnan(single["ci_high"])
+
+
+def test_an_interval_of_a_bounded_quantity_stays_in_its_range_and_is_the_t_interval_inside():
+    rng = np.random.default_rng(0)
+    mean = rng.uniform(0, 1, 500)
+    se = rng.uniform(0, 0.3, 500)
+    n = rng.integers(2, 30, 500)
+    low, high = bounded_interval(mean, se, n)
+    t_low, t_high = t_interval(mean, se, n)
+    assert (low >= 0).all() and (high <= 1).all() and (low <= mean).all() and (mean <= high).all()
+    inside = (t_low >= 0) & (t_high <= 1)
+    assert inside.any() and (~inside).any()
+    np.testing.assert_array_equal(low[inside], t_low[inside])
+    np.testing.assert_array_equal(high[inside], t_high[inside])
+    low, high = bounded_interval(0.5, 0.2, 4, bounds=(0.4, 0.55))
+    assert (low, high) == (0.4, 0.55)
 
 
 def test_mean_rank_ranks_only_the_entries_that_ran_on_every_real_cell():

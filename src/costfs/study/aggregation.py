@@ -8,6 +8,9 @@ import pandas as pd
 
 from costfs.study.stability import stability_table
 
+UNIT = (0.0, 1.0)
+"""The range of every test metric: error rate, AUC, Brier score, sensitivity, specificity."""
+
 STRATEGY_VALUES = {"agnostic": 0.0, "simple": 1.0}
 """Strategies that fix the BCR hyperparameter xi; `tuned` picks it by OOB error."""
 
@@ -25,6 +28,16 @@ def t_interval(mean, se, n_replicates) -> tuple:
     return mean - quantile * se, mean + quantile * se
 
 
+def bounded_interval(mean, se, n_replicates, bounds: tuple[float, float] = (0.0, 1.0)) -> tuple:
+    """The 95% interval of a mean of values within `bounds` (an error rate, an AUC, a
+    sensitivity): `t_interval` intersected with the bounds, so that it stays within them by
+    construction (a plain t interval of an error near 0 reached below 0). The true mean lies
+    within the bounds, so the intersection covers it exactly when the t interval does: the
+    coverage is the t interval's, and the interval is never wider."""
+    low, high = t_interval(np.asarray(mean, dtype=float), se, n_replicates)
+    return np.clip(low, *bounds), np.clip(high, *bounds)
+
+
 NO_SPREAD = 1e-12
 """A standard error at most this is no spread: the values are the same in every replicate (up to
 floating-point rounding; a test error moves in steps of one over the test rows), so a t test
@@ -36,16 +49,24 @@ def without_spread(se) -> np.ndarray:
     return np.isclose(np.asarray(se, dtype=float), 0.0, rtol=0.0, atol=NO_SPREAD)
 
 
-def replicate_intervals(values: pd.DataFrame, keys: list[str], column: str) -> pd.DataFrame:
+def replicate_intervals(
+    values: pd.DataFrame, keys: list[str], column: str, bounds: tuple[float, float] | None = None
+) -> pd.DataFrame:
     """Per `keys`, the number of replicates (`n_reps`, one row of `values` each), the mean of
-    `column`, its standard error (0 for one replicate) and 95% t interval (`t_interval`)."""
+    `column`, its standard error (0 for one replicate) and 95% interval: within `bounds`
+    (`bounded_interval`) for a quantity that has them, else the t interval (`t_interval`)."""
     table = (
         values.groupby(keys, observed=True)[column]
         .agg(n_reps="size", mean="mean", sd="std")
         .reset_index()
     )
     table["se"] = table.pop("sd").fillna(0.0) / np.sqrt(table["n_reps"])
-    table["ci_low"], table["ci_high"] = t_interval(table["mean"], table["se"], table["n_reps"])
+    interval = (
+        t_interval(table["mean"], table["se"], table["n_reps"])
+        if bounds is None
+        else bounded_interval(table["mean"], table["se"], table["n_reps"], bounds)
+    )
+    table["ci_low"], table["ci_high"] = interval
     return table
 
 
@@ -120,7 +141,7 @@ def summarise(chosen: pd.DataFrame) -> pd.DataFrame:
     (problem, budget) and the mean rank over the real cells, among the entries that ran on all
     of them."""
     group = ["kind", "problem", "budget", "method", "strategy"]
-    errors = replicate_intervals(chosen, group, "test_mmce").rename(
+    errors = replicate_intervals(chosen, group, "test_mmce", bounds=UNIT).rename(
         columns={"n_reps": "n_runs", "mean": "mmce_mean", "se": "mmce_se"}
     )
     others = (

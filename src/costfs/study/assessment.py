@@ -13,7 +13,7 @@ from costfs.core.progress import progress_bar
 from costfs.core.tabular import encode_levels, encode_table
 from costfs.core.validation import check_budgets, check_class_target, check_features
 from costfs.engine.trees import refit_errors, refit_seed
-from costfs.study.aggregation import t_interval
+from costfs.study.aggregation import bounded_interval
 
 SPLITS = 10
 """Default number of random training/held-out splits."""
@@ -175,7 +175,7 @@ def _per_budget(per_split: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
         for metric in metrics:
             values = runs[metric].dropna()
             se = np.sqrt(correction * values.var()) if len(values) > 1 else np.nan
-            low, high = t_interval(values.mean(), se, len(values))
+            low, high = bounded_interval(values.mean(), se, len(values))
             row |= {metric: values.mean(), f"{metric}_low": low, f"{metric}_high": high}
         rows.append(row)
     return pd.DataFrame(rows)

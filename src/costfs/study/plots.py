@@ -24,6 +24,7 @@ from matplotlib.ticker import MaxNLocator
 
 from costfs.methods import load_method, method_names, stable_colour
 from costfs.study.aggregation import (
+    UNIT,
     choose_strategies,
     on_pareto_front,
     pareto_front,
@@ -136,7 +137,7 @@ def _draw_ci_boxes(ax, stats: pd.DataFrame, positions, *, horizontal: bool) -> N
 def xi_curve_statistics(runs: pd.DataFrame) -> pd.DataFrame:
     """Per (method, xi): mean test MMCE, its 95% CI and the 5% and 95% quantiles over reps."""
     keys = ["method", "hyperparameter_value"]
-    stats = replicate_intervals(runs, keys, "test_mmce").drop(columns="se")
+    stats = replicate_intervals(runs, keys, "test_mmce", bounds=UNIT).drop(columns="se")
     quantiles = runs.groupby(keys)["test_mmce"].agg(
         q05=lambda values: values.quantile(0.05), q95=lambda values: values.quantile(0.95)
     )

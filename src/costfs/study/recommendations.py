@@ -9,6 +9,7 @@ import pandas as pd
 
 from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.study.aggregation import (
+    UNIT,
     further_metrics,
     holm_adjusted,
     paired_p_values,
@@ -84,7 +85,7 @@ def recommendations(
     data), the selections' stability with its interval, each further test metric
     (`test_auc`, ...) with its interval, and the budget's verdict."""
     intervals = {
-        column: replicate_intervals(chosen, KEYS, column).set_index(KEYS)
+        column: replicate_intervals(chosen, KEYS, column, bounds=UNIT).set_index(KEYS)
         for column in ["test_mmce", *further_metrics(chosen)]
     }
     rows = []
