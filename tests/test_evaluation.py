@@ -2,11 +2,19 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from scipy import stats
 from scipy.stats import ttest_ind
 
 from costfs.engine.forest import forest_errors, majority_class
 from costfs.engine.trees import RefitForests, refit_errors
-from costfs.study.aggregation import bounded_interval, choose_strategies, summarise, t_interval
+from costfs.study.aggregation import (
+    HELD_OUT_SHARE,
+    bounded_interval,
+    choose_strategies,
+    held_out_shares,
+    summarise,
+    t_interval,
+)
 from costfs.study.evaluation import RUN_KEYS, evaluate_feature_sets, refit_feature_sets, run_table
 
 
@@ -182,6 +190,30 @@ def test_summary_interval_uses_monte_carlo_se():
     assert 0.36 - 12.706205 * se < 0 and row["ci_low"] == 0
     single = summarise(choose_strategies(runs[runs["rep"] == 1], ["agnostic"])).iloc[0]
     assert single["n_runs"] == 1 and np.isnan(single["ci_low"]) and np.isnan(single["ci_high"])
+
+
+def test_real_data_intervals_are_corrected_for_the_overlapping_splits_of_one_data_set():
+    """Replicates of a real data set split its rows anew, so training sets overlap: the SE is
+    Nadeau & Bengio's sd · sqrt(1/n + n_test/n_train), not sd / sqrt(n); a simulated setting
+    draws fresh data each replicate and keeps sd / sqrt(n)."""
+    errors = [0.10, 0.14, 0.12, 0.18, 0.11]
+    runs = pd.concat(
+        [
+            pd.DataFrame(
+                {"kind": kind, "problem": problem, "rep": range(5), "method": "auc"}
+                | {"hyperparameter": "", "hyperparameter_value": np.nan, "budget": 1.0}
+                | {"test_mmce": errors, "oob_mmce": errors, "cost": 1.0, "n_selected": 1}
+            )
+            for kind, problem in (("real", "wdbc"), ("simulated", "A"))
+        ]
+    )
+    runs[HELD_OUT_SHARE] = held_out_shares(runs["kind"], 2 / 3)
+    summary = summarise(choose_strategies(runs, ["tuned"])).set_index("kind")
+    sd = np.std(errors, ddof=1)
+    assert summary.loc["real", "mmce_se"] == pytest.approx(sd * np.sqrt(1 / 5 + 0.5))
+    assert summary.loc["simulated", "mmce_se"] == sd / np.sqrt(5)
+    half_width = stats.t.ppf(0.975, 4) * sd * np.sqrt(1 / 5 + 0.5)
+    assert summary.loc["real", "ci_high"] == pytest.approx(np.mean(errors) + half_width)
 
 
 def test_an_interval_of_a_bounded_quantity_stays_in_its_range_and_is_the_t_interval_inside():

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from costfs.core.costs import FeatureCosts
+from costfs.study.aggregation import HELD_OUT_SHARE
 from costfs.study.recommendations import consensus_set, recommendations, verdicts
 from costfs.study.stability import nogueira_stability
 
@@ -100,6 +101,20 @@ def test_a_method_is_best_only_when_it_beats_every_other_significantly():
         ("real", "p", 2.0, "a", "tuned"): "no significant difference",
         ("real", "p", 2.0, "b", "tuned"): "no significant difference",
         ("real", "p", 2.0, "c", "tuned"): "worse",
+    }
+
+
+def test_on_resampled_real_data_the_paired_test_is_corrected_for_overlapping_splits():
+    """A difference of 2.5 naive standard errors over 10 splits: significant as if the splits
+    were independent, not once the corrected resampled t (Nadeau & Bengio) inflates the
+    variance by n · n_test/n_train + 1 = 6."""
+    differences = np.array([0.01, 0.03, -0.01, 0.02, 0.04, 0.0, 0.02, 0.01, 0.03, 0.02])
+    differences = differences - differences.mean() + 2.5 * differences.std(ddof=1) / np.sqrt(10)
+    base = np.linspace(0.2, 0.3, 10)
+    runs = _runs({"a": base, "b": base + differences})
+    assert set(verdicts(runs).values) == {"best", "worse"}
+    assert set(verdicts(runs.assign(**{HELD_OUT_SHARE: 0.5})).values) == {
+        "no significant difference"
     }
 
 

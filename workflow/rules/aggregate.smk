@@ -22,6 +22,8 @@ rule aggregate_results:
             *input.benchmarks,
             "--strategies",
             *config["strategies"],
+            "--train-fraction",
+            REAL["train_fraction"],
             *(
                 argument
                 for name, path in zip(PROBLEMS, input.costs)

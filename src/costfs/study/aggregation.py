@@ -49,18 +49,52 @@ def without_spread(se) -> np.ndarray:
     return np.isclose(np.asarray(se, dtype=float), 0.0, rtol=0.0, atol=NO_SPREAD)
 
 
+HELD_OUT_SHARE = "held_out_share"
+"""The runs' column of Nadeau & Bengio's n_test / n_train: on real data every replicate splits
+the same rows, so the replicates' training sets overlap and their spread understates the
+uncertainty of a mean over them; 0 where each replicate draws fresh data (a simulated
+setting)."""
+
+
+def held_out_shares(kinds: pd.Series, train_fraction: float) -> np.ndarray:
+    """`HELD_OUT_SHARE` per run from its problem's kind: (1 − f) / f for a real data set split
+    with training fraction f, 0 for a simulated setting."""
+    return np.where(kinds == "real", (1 - train_fraction) / train_fraction, 0.0)
+
+
+def replicate_se(sd, n_replicates, held_out_share=0.0):
+    """The standard error of a mean over `n_replicates` values with standard deviation `sd`:
+    sd / sqrt(n) for independent replicates (`held_out_share` 0), else Nadeau & Bengio's
+    corrected resampled sd · sqrt(1/n + n_test/n_train) for replicates that split one data set
+    (`HELD_OUT_SHARE`)."""
+    n_replicates = np.asarray(n_replicates, dtype=float)
+    # Written so that a share of 0 gives sd / sqrt(n) to the last bit.
+    return sd / np.sqrt(n_replicates) * np.sqrt(1 + n_replicates * held_out_share)
+
+
 def replicate_intervals(
     values: pd.DataFrame, keys: list[str], column: str, bounds: tuple[float, float] | None = None
 ) -> pd.DataFrame:
     """Per `keys`, the number of replicates (`n_reps`, one row of `values` each), the mean of
     `column`, its standard error (0 for one replicate) and 95% interval: within `bounds`
-    (`bounded_interval`) for a quantity that has them, else the t interval (`t_interval`)."""
+    (`bounded_interval`) for a quantity that has them, else the t interval (`t_interval`).
+
+    Where `values` has a `HELD_OUT_SHARE` column, the standard error is the corrected resampled
+    one of Nadeau & Bengio (2003), sd · sqrt(1/n + n_test/n_train), since replicates that split
+    one data set share training rows; without it the replicates are independent, sd / sqrt(n).
+    """
     table = (
-        values.groupby(keys, observed=True)[column]
-        .agg(n_reps="size", mean="mean", sd="std")
+        values.assign(_share=values.get(HELD_OUT_SHARE, 0.0))
+        .groupby(keys, observed=True)
+        .agg(
+            n_reps=(column, "size"),
+            mean=(column, "mean"),
+            sd=(column, "std"),
+            share=("_share", "mean"),
+        )
         .reset_index()
     )
-    table["se"] = table.pop("sd").fillna(0.0) / np.sqrt(table["n_reps"])
+    table["se"] = replicate_se(table.pop("sd").fillna(0.0), table["n_reps"], table.pop("share"))
     interval = (
         t_interval(table["mean"], table["se"], table["n_reps"])
         if bounds is None
@@ -248,9 +282,14 @@ def pareto_areas(
     return areas
 
 
-def combine_runs(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """One runs table from the evaluations' tables, in a fixed row order."""
+def combine_runs(
+    tables: Sequence[pd.DataFrame], train_fraction: float | None = None
+) -> pd.DataFrame:
+    """One runs table from the evaluations' tables (or runs tables), in a fixed row order;
+    given the real data's `train_fraction`, with each run's `HELD_OUT_SHARE`."""
     runs = pd.concat(tables, ignore_index=True)
+    if train_fraction is not None:
+        runs[HELD_OUT_SHARE] = held_out_shares(runs["kind"], train_fraction)
     return runs.sort_values(
         ["kind", "problem", "rep", "method", "hyperparameter_value", "budget"], kind="stable"
     ).reset_index(drop=True)

@@ -13,7 +13,7 @@ from costfs.core.progress import progress_bar
 from costfs.core.tabular import encode_levels, encode_table
 from costfs.core.validation import check_budgets, check_class_target, check_features
 from costfs.engine.trees import refit_errors, refit_seed
-from costfs.study.aggregation import bounded_interval
+from costfs.study.aggregation import bounded_interval, replicate_se
 
 SPLITS = 10
 """Default number of random training/held-out splits."""
@@ -171,10 +171,10 @@ def _per_budget(per_split: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
             "n_features": runs["features"].map(len).mean(),
             "distinct_sets": runs["features"].nunique(),
         }
-        correction = 1 / n_splits + runs["held_out_share"].mean()
+        share = runs["held_out_share"].mean()
         for metric in metrics:
             values = runs[metric].dropna()
-            se = np.sqrt(correction * values.var()) if len(values) > 1 else np.nan
+            se = replicate_se(values.std(), len(values), share) if len(values) > 1 else np.nan
             low, high = bounded_interval(values.mean(), se, len(values))
             row |= {metric: values.mean(), f"{metric}_low": low, f"{metric}_high": high}
         rows.append(row)

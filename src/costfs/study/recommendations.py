@@ -9,11 +9,13 @@ import pandas as pd
 
 from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.study.aggregation import (
+    HELD_OUT_SHARE,
     UNIT,
     further_metrics,
     holm_adjusted,
     paired_p_values,
     replicate_intervals,
+    replicate_se,
 )
 from costfs.study.comparisons import ALPHA
 from costfs.study.stability import KEYS, nogueira_stability, selection_matrix
@@ -60,9 +62,9 @@ def verdicts(chosen: pd.DataFrame) -> pd.Series:
         lowest = errors.mean().idxmin()
         others = [entry for entry in entries if entry != lowest]
         differences = errors[others].sub(errors[lowest], axis=0)
-        p_values = paired_p_values(
-            differences.mean(), differences.std() / np.sqrt(len(errors)), len(errors)
-        )
+        share = runs[HELD_OUT_SHARE].mean() if HELD_OUT_SHARE in runs else 0.0
+        se = replicate_se(differences.std(), len(errors), share)
+        p_values = paired_p_values(differences.mean(), se, len(errors))
         rejected = holm_adjusted(pd.Series(p_values)) < ALPHA
         for entry, significant in zip(others, rejected, strict=True):
             results[(kind, problem, budget, *entry)] = VERDICTS[2] if significant else VERDICTS[1]

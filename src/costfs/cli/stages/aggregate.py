@@ -17,7 +17,9 @@ log = logging.getLogger("costfs")
 
 
 def aggregate(args) -> None:
-    runs = aggregation.combine_runs([storage.read_table(path) for path in args.evaluations])
+    runs = aggregation.combine_runs(
+        [storage.read_table(path) for path in args.evaluations], args.train_fraction
+    )
     n_features = {
         problem: FeatureCosts.from_arrays(storage.read_arrays(path)).n_features
         for problem, path in args.costs
@@ -138,6 +140,14 @@ def register(commands) -> None:
                 "default": [],
                 "metavar": "PROBLEM=PATH",
                 "help": "each problem's costs (its feature count, for the stability index)",
+            },
+        ),
+        (
+            ["--train-fraction"],
+            {
+                "type": float,
+                "required": True,
+                "help": "the real data's training fraction (the intervals' resampling correction)",
             },
         ),
         (["--out-runs"], {"required": True}),
