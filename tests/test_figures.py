@@ -164,6 +164,20 @@ def test_absolute_correlations_of_the_simulated_matrix_with_and_without_zeros():
     assert by_name["Simulated (> 0)"] == [0.5]
 
 
+def test_a_column_with_missing_values_keeps_its_pairs_on_the_rows_where_both_are_observed(rng):
+    """On Pima-like data every column but one misses some values: numpy's corrcoef made every
+    pair with such a column NaN, and the figure showed only the complete columns' pairs."""
+    X = rng.normal(size=(200, 4))
+    X[:, 1] += X[:, 0]
+    for column in range(3):
+        X[rng.choice(200, 15, replace=False), column] = np.nan
+    correlations = plots.absolute_correlations({"toy": X})
+    assert len(correlations) == 6
+    both = ~np.isnan(X[:, 0]) & ~np.isnan(X[:, 1])
+    expected = abs(np.corrcoef(X[both, 0], X[both, 1])[0, 1])
+    assert np.isclose(correlations["correlation"], expected).any()
+
+
 def test_constant_columns_are_left_out_of_the_correlations():
     X = np.column_stack([np.arange(5.0), np.arange(5.0) ** 2, np.ones(5)])
     correlations = plots.absolute_correlations({"toy": X})

@@ -385,19 +385,24 @@ def selected_features(chosen: pd.DataFrame, design: dict | None) -> pd.DataFrame
     return table[columns]
 
 
+def absolute_pair_correlations(X: np.ndarray) -> np.ndarray:
+    """The absolute Pearson correlation of each pair of columns of `X` (each pair once), on the
+    rows where both are observed (pairwise-complete: a missing value drops its row from its
+    column's pairs only, not from every pair). A pair with a constant column, or fewer than
+    three rows in common, has none and is left out."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        correlations = pd.DataFrame(np.asarray(X, dtype=float)).corr(min_periods=3).to_numpy()
+    values = np.abs(correlations[np.triu_indices_from(correlations, k=1)])
+    return values[~np.isnan(values)]
+
+
 def describe_problem(X: np.ndarray, y: np.ndarray, costs: FeatureCosts) -> dict:
     """A problem's row of the data overview (the RF paper's Table 2): rows, features, classes,
     the smallest class's share, the mean absolute correlation over the pairs of non-constant
     features, and the costs (smallest and largest standalone cost, the cost of all features,
     shared-cost groups)."""
     X = np.asarray(X, dtype=float)
-    varying = X.std(axis=0) > 0
-    correlations = np.corrcoef(X[:, varying], rowvar=False) if varying.sum() > 1 else None
-    pairs = (
-        np.abs(correlations[np.triu_indices_from(correlations, k=1)])
-        if correlations is not None
-        else np.empty(0)
-    )
+    pairs = absolute_pair_correlations(X)
     counts = np.bincount(np.asarray(y))
     standalone = costs.standalone()
     return {

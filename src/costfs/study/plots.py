@@ -32,6 +32,7 @@ from costfs.study.aggregation import (
     summarise,
 )
 from costfs.study.comparisons import ALPHA, mean_ranks, nemenyi_p_values
+from costfs.study.findings import absolute_pair_correlations
 from costfs.study.tables import MAIN_STRATEGIES, method_order
 
 STRATEGY_SUFFIX = {"agnostic": "-0", "simple": "-1", "tuned": "", "fixed": ""}
@@ -362,19 +363,17 @@ def absolute_correlations(
     data: Mapping[str, np.ndarray], simulated_correlation: np.ndarray | None = None
 ) -> pd.DataFrame:
     """Absolute pairwise correlations (each pair once) per data set: `data` maps a name to a
-    feature matrix (rows = observations); `simulated_correlation` is the simulation's Sigma,
-    given as two entries: all off-diagonal values and only the non-zero ones."""
+    feature matrix (rows = observations), each pair correlated on the rows where both columns
+    are observed (`absolute_pair_correlations`); `simulated_correlation` is the simulation's
+    Sigma, given as two entries: all off-diagonal values and only the non-zero ones."""
     frames = []
     if simulated_correlation is not None:
         values = _upper_triangle(np.abs(simulated_correlation))
         frames.append(pd.DataFrame({"data": "Simulated (all)", "correlation": values}))
         frames.append(pd.DataFrame({"data": "Simulated (> 0)", "correlation": values[values > 0]}))
     for name in sorted(data):
-        # Constant columns have no correlation (NaN); they are left out, not counted as 0.
-        with np.errstate(invalid="ignore", divide="ignore"):
-            correlation = np.corrcoef(np.asarray(data[name], dtype=float), rowvar=False)
-        values = _upper_triangle(np.abs(np.atleast_2d(correlation)))
-        frames.append(pd.DataFrame({"data": name, "correlation": values[~np.isnan(values)]}))
+        values = absolute_pair_correlations(data[name])
+        frames.append(pd.DataFrame({"data": name, "correlation": values}))
     if not frames:
         raise ValueError("no data sets and no simulated correlation matrix given")
     return pd.concat(frames, ignore_index=True)
@@ -427,7 +426,9 @@ def feature_correlation_figure(
     counts = correlations.groupby("data").size().loc[order]
     ax.set_yticks(range(len(order)), [f"{name}  (n = {counts[name]:,})" for name in order])
     ax.set_xlim(-0.02, 1.02)
-    ax.set_xlabel("absolute correlation of a pair of features")
+    ax.set_xlabel(
+        "absolute correlation of a pair of features (on the rows where both are observed)"
+    )
     ax.set_ylabel("")
     figure.suptitle("Absolute feature correlations")
     figure.legend(loc="outside right upper", fontsize="small", frameon=False)
