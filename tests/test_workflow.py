@@ -1,5 +1,6 @@
 """The Snakemake workflow end to end on config/tiny.yaml (a few minutes on 2 cores)."""
 
+import json
 import os
 import shutil
 import signal
@@ -260,8 +261,8 @@ def test_editing_one_method_reruns_only_that_method(study):
     directory = study.parent
     jobs = jobs_after_editing(directory, "src/costfs/methods/auc.py")
     # auc's cost-free scores (3 data sets, both reps in one job), its selections (5 problems,
-    # both reps in one job) and evaluations (5 problems), then aggregation and figures; no
-    # data, no other method.
+    # both reps in one job) and evaluations (5 problems), then aggregation and figures, and
+    # the provenance record names the new code; no data, no other method.
     assert jobs == {
         "prepare_method": 3,
         "select_features": 5,
@@ -270,6 +271,7 @@ def test_editing_one_method_reruns_only_that_method(study):
         "recommend_features": 1,
         "tabulate_findings": 1,
         "plot_figures": 1,
+        "record_provenance": 1,
         "all": 1,
     }
     os.utime(directory / "src/costfs/methods/auc.py")  # touched, unchanged
@@ -685,6 +687,10 @@ def test_a_study_run_in_batches_of_replicates_equals_one_run_of_them_all(study, 
     shutil.copytree(study / "costs", first / "costs")
     runs = pd.read_parquet(study / "runs.parquet")
     runs[runs["rep"] == 1].to_parquet(first / "runs.parquet")
+    provenance = json.loads((study / "provenance.json").read_text())
+    assert provenance["replicates"] == [[1, 2]]
+    provenance["replicates"] = [[1, 1]]
+    (first / "provenance.json").write_text(json.dumps(provenance))
     batches = [first, second]
     out = tmp_path / "union"
     combined = subprocess.run(
@@ -696,6 +702,8 @@ def test_a_study_run_in_batches_of_replicates_equals_one_run_of_them_all(study, 
     assert combined.returncode == 0, combined.stderr
     for name in ("runs.parquet", "summary.parquet"):
         assert (out / name).read_bytes() == (study / name).read_bytes(), name
+    joined = json.loads((out / "provenance.json").read_text())
+    assert joined == {**provenance, "replicates": [[1, 1], [2, 2]]}
     twice = subprocess.run(
         [sys.executable, "-m", "costfs.cli", "combine-batches", str(batches[1])]
         + [str(batches[1]), "--out", str(tmp_path / "twice")],
@@ -703,6 +711,63 @@ def test_a_study_run_in_batches_of_replicates_equals_one_run_of_them_all(study, 
         text=True,
     )
     assert twice.returncode != 0 and "replicate 2 of auc on A is also in" in twice.stderr
+
+
+@pytest.mark.parametrize(
+    "changed",
+    ["seed", "budgets", "method setting", "data", "code", "no record"],
+)
+def test_combine_batches_refuses_batches_of_other_studies_naming_the_difference(
+    study, tmp_path, changed
+):
+    """Two batches of replicate 1 and 2 from the study's results, the second's provenance
+    changed as a batch of another study would have it."""
+    batches = []
+    runs = pd.read_parquet(study / "runs.parquet")
+    provenance = json.loads((study / "provenance.json").read_text())
+    for rep in (1, 2):
+        batch = tmp_path / f"batch{rep}"
+        shutil.copytree(study / "costs", batch / "costs")
+        runs[runs["rep"] == rep].to_parquet(batch / "runs.parquet")
+        record = {**provenance, "replicates": [[rep, rep]]}
+        if rep == 2:
+            record = json.loads(json.dumps(record))
+            if changed == "seed":
+                record["study"]["seed"] += 1
+            elif changed == "budgets":
+                record["study"]["simulation"]["budgets"] = [0.5, 100]
+            elif changed == "method setting":
+                record["study"]["methods"]["sts"]["trees_per_depth"] = 7
+            elif changed == "data":
+                record["inputs"]["data/wdbc"] = "0" * 64
+            elif changed == "code":
+                record["code"] = "0" * 16
+        if changed != "no record" or rep == 1:
+            (batch / "provenance.json").write_text(json.dumps(record))
+        batches.append(str(batch))
+    command = [sys.executable, "-m", "costfs.cli", "combine-batches", *batches]
+    refused = subprocess.run(
+        [*command, "--out", str(tmp_path / "union")], capture_output=True, text=True
+    )
+    assert refused.returncode == 2
+    assert not (tmp_path / "union").exists()
+    expected = {
+        "seed": "study.seed: ",
+        "budgets": "study.simulation.budgets: [1, 3] against [0.5, 100]",
+        "method setting": "study.methods.sts.trees_per_depth: ",
+        "data": "inputs.data/wdbc: ",
+        "code": "--allow-other-code",
+        "no record": "batch2/provenance.json: no provenance record",
+    }[changed]
+    assert f"{batches[1]}" in refused.stderr and expected in refused.stderr
+    if changed == "code":
+        allowed = subprocess.run(
+            [*command, "--out", str(tmp_path / "union"), "--allow-other-code"],
+            capture_output=True,
+            text=True,
+        )
+        assert allowed.returncode == 0, allowed.stderr
+        assert len(json.loads((tmp_path / "union" / "provenance.json").read_text())["code"]) == 2
 
 
 def test_a_reproduction_batch_killed_resumes_and_holds_the_full_runs_replicate(study, tmp_path):

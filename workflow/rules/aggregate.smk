@@ -135,3 +135,25 @@ rule collect_schedules:
         code=lambda wildcards: stage_code("aggregate", wildcards.method),
     script:
         "../scripts/run_costfs.py"
+
+
+rule record_provenance:
+    input:
+        unpack(provenance_inputs),
+    output:
+        "results/provenance.json",
+    log:
+        "logs/record_provenance.log",
+    conda:
+        CONDA_ENV
+    params:
+        study=as_json(study_identity(config)),
+        package_code=PACKAGE_CODE,
+        replicates=f"{REPS[0]} {REPS[-1]}",
+        inputs=lambda wildcards, input: " ".join(
+            f"--input {name}={path}" for name, path in input.items()
+        ),
+        code=stage_code("aggregate"),
+    shell:
+        "costfs record-provenance --study {params.study:q} --code {params.package_code}"
+        " --replicates {params.replicates} {params.inputs} --out {output} 2> {log}"

@@ -15,7 +15,7 @@ from costfs.methods import load_method, method_names
 from costfs.study.config import ConfigError, check_config
 from costfs.study.findings import TABLES as FINDING_TABLES
 from costfs.study.plan import Study, StudyError
-from costfs.study.provenance import code_version
+from costfs.study.provenance import code_version, package_code_version, study_identity
 
 # workflow.current_basedir is this file's directory (`workflow/rules/`), whichever Snakefile
 # includes it (the top-level one or `workflow/Snakefile`).
@@ -42,6 +42,9 @@ try:
 except StudyError as error:
     raise WorkflowError(str(error)) from None
 
+# A param of record_provenance: the results of a batch run with other code are another
+# study's to `costfs combine-batches`.
+PACKAGE_CODE = package_code_version(SOURCE)
 CONDA_ENV = "../../envs/costfs.yaml"
 # Jobs run the `costfs` command of the Python environment that runs Snakemake.
 shell.prefix(f'export PATH={shlex.quote(str(Path(sys.executable).parent))}:"$PATH"; ')
@@ -136,6 +139,16 @@ def selection_inputs(wildcards):
     if load_method(wildcards.method).has_preparation:
         # The folder of the preparation job of the same block (the files in it are arguments).
         inputs["prepared"] = STUDY.prepared_folder(wildcards.method, dataset, wildcards.block)
+    return inputs
+
+
+def provenance_inputs(wildcards):
+    """What a study's replicates are computed from besides its config: each real data set as
+    loaded, each problem's costs and the simulation's design."""
+    inputs = {f"costs/{name}": f"results/costs/{name}.npz" for name in PROBLEMS}
+    inputs |= {f"data/{name}": f"results/data/real/{name}/full.npz" for name in REAL["datasets"]}
+    if any(problem.kind == "simulated" for problem in PROBLEMS.values()):
+        inputs["design"] = "results/design/simulation.npz"
     return inputs
 
 
@@ -291,5 +304,6 @@ def final_outputs():
         *(f"results/findings/{name}.csv" for name in FINDING_TABLES),
         "results/findings/problems.csv",
         "results/recommendations.csv",
+        "results/provenance.json",
         *(f"results/schedules/{method}.parquet" for method in STUDY.schedule_methods()),
     ]

@@ -4,25 +4,87 @@ replicates writes.
 
     costfs combine-batches BATCH_RESULTS... --strategies agnostic simple tuned --out RESULTS
 
-Each BATCH_RESULTS is a batch's `results/` folder (its `runs.parquet`, `costs/` and, when every
-batch has one, `timings.parquet`). The batches must be of one study (the same costs, drawn from
-the study seed) and hold different runs: other replicates, or other methods. The findings
-tables of the union then come from `costfs tabulate-findings --runs RESULTS/runs.parquet ...`.
+Each BATCH_RESULTS is a batch's `results/` folder (its `runs.parquet`, `provenance.json`,
+`costs/` and, when every batch has one, `timings.parquet`). The batches must be of one study and
+hold different runs: other replicates, or other methods. One study: their provenance records
+(`results/provenance.json`) hold the same config but for the replicates, the same inputs (data,
+costs, design) and the same code; `--allow-other-code` joins batches that other versions of
+costfs ran. The findings tables of the union then come from
+`costfs tabulate-findings --runs RESULTS/runs.parquet ...`.
 """
 
+import json
 from pathlib import Path
 
 from costfs.cli import storage
 from costfs.cli.arguments import add_command
 from costfs.core.errors import DataError
 
+PROVENANCE = "provenance.json"
 
-def combine(batches: list[Path], strategies: list[str], out: Path) -> None:
+
+def read_provenance(batch: Path) -> dict:
+    path = batch / PROVENANCE
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise DataError(
+            f"{path}: no provenance record, so nothing says which study the batch is of (a "
+            "batch of costfs before 0.5 has none: rerun it, which reuses its results)"
+        ) from None
+    except json.JSONDecodeError as error:
+        raise DataError(f"{path}: not a provenance record ({error})") from None
+
+
+def check_provenance(batches: list[Path], allow_other_code: bool = False) -> dict:
+    """The provenance of the union of `batches`, or a `DataError` naming the first batch that
+    is not of the first batch's study and what differs."""
+    from costfs.study.provenance import differences
+
+    records = [read_provenance(batch) for batch in batches]
+    first = records[0]
+    compared = ("study", "inputs") if allow_other_code else ("study", "inputs", "code")
+    for batch, record in zip(batches[1:], records[1:], strict=True):
+        found = [
+            difference
+            for part in compared
+            for difference in differences(first.get(part), record.get(part), part)
+        ]
+        if found:
+            listed = "; ".join(found[:5])
+            if len(found) > 5:
+                listed += f"; and {len(found) - 5} more"
+            advice = (
+                " (--allow-other-code joins batches run with other versions of costfs)"
+                if all(difference.startswith("code") for difference in found)
+                else ""
+            )
+            raise DataError(
+                f"{batch}: not a batch of the study of {batches[0]}: {listed} (first "
+                f"against second){advice}"
+            )
+    replicates = sorted(span for record in records for span in record["replicates"])
+    return {**first, "replicates": replicates} | (
+        {"code": sorted({record["code"] for record in records})} if allow_other_code else {}
+    )
+
+
+def combine(
+    batches: list[Path],
+    strategies: list[str],
+    out: Path,
+    *,
+    check: bool = True,
+    allow_other_code: bool = False,
+) -> None:
+    """Joins `batches` into `out`; `check=False` skips the provenance check (for batches
+    recorded before there was one, whose study the caller vouches for)."""
     import pandas as pd
 
     from costfs.core.costs import FeatureCosts
     from costfs.study import aggregation
 
+    provenance = check_provenance(batches, allow_other_code) if check else None
     tables = [storage.read_table(batch / "runs.parquet") for batch in batches]
     # Batches may split the replicates, the methods, or both (e.g. the paper's methods at 50
     # replicates, the others at 20): a run is one (problem, method, replicate).
@@ -51,6 +113,9 @@ def combine(batches: list[Path], strategies: list[str], out: Path) -> None:
         for problem in costs
     }
     storage.write_table(out / "runs.parquet", runs)
+    if provenance:
+        record = json.dumps(provenance, indent=1, sort_keys=True)
+        storage.write_text(out / PROVENANCE, record + "\n")
     timings = [batch / "timings.parquet" for batch in batches]
     if all(path.exists() for path in timings):
         storage.write_table(
@@ -65,7 +130,7 @@ def combine(batches: list[Path], strategies: list[str], out: Path) -> None:
 
 
 def combine_batches(args) -> None:
-    combine(args.batches, args.strategies, args.out)
+    combine(args.batches, args.strategies, args.out, allow_other_code=args.allow_other_code)
 
 
 def register(commands) -> None:
@@ -79,5 +144,12 @@ def register(commands) -> None:
             {"nargs": "+", "default": ["agnostic", "simple", "tuned"], "help": "as the study's"},
         ),
         (["--out"], {"type": Path, "required": True, "help": "the union's results/ folder"}),
+        (
+            ["--allow-other-code"],
+            {
+                "action": "store_true",
+                "help": "join batches that other versions of costfs ran (same config and inputs)",
+            },
+        ),
         help="join a study run in batches of replicates into the results of one run",
     )

@@ -67,3 +67,54 @@ def code_version(*modules: str, root: Path = PACKAGE_ROOT) -> str:
         digest.update(module.encode())
         digest.update((root / module).read_bytes())
     return digest.hexdigest()[:16]
+
+
+def package_code_version(root: Path = PACKAGE_ROOT) -> str:
+    """Short content hash of every module of the package: the code a study's results came from.
+    The workflow a wheel ships inside the package (`costfs/workflow/`) is not the package's
+    code: an editable install has none there."""
+    modules = sorted(
+        path.relative_to(root).as_posix()
+        for path in root.rglob("*.py")
+        if path.relative_to(root).parts[0] != "workflow"
+    )
+    return code_version(*modules, root=root)
+
+
+NOT_THE_STUDY = ("first_rep", "n_rep", "selection_replicates_per_job")
+"""Config keys that say which replicates a run holds and how its jobs are cut, not what a
+replicate computes: batches of one study differ in them."""
+
+LOCATION_KEYS = ("data_dir", "openml_cache")
+"""Keys of `real_data` that say where files are, not what they hold (their content is in the
+provenance's input hashes)."""
+
+
+def study_identity(config: dict) -> dict:
+    """What makes a replicate of the study `config` what it is: the config without
+    `NOT_THE_STUDY` and without the locations of its files (`LOCATION_KEYS`, each data set's
+    `path` and `costs`), whose content the provenance hashes instead."""
+    identity = {key: value for key, value in config.items() if key not in NOT_THE_STUDY}
+    real = dict(identity.get("real_data", {}))
+    for key in LOCATION_KEYS:
+        real.pop(key, None)
+    real["datasets"] = {
+        name: {key: value for key, value in settings.items() if key not in ("path", "costs")}
+        for name, settings in real.get("datasets", {}).items()
+    }
+    identity["real_data"] = real
+    return identity
+
+
+def differences(first, second, prefix: str = "") -> list[str]:
+    """The dotted keys at which two nested dicts (of JSON values) differ, with both values."""
+    if isinstance(first, dict) and isinstance(second, dict):
+        found = []
+        for key in sorted(set(first) | set(second), key=str):
+            name = f"{prefix}.{key}" if prefix else str(key)
+            if key not in first or key not in second:
+                found.append(f"{name} only in {'the second' if key not in first else 'the first'}")
+            else:
+                found += differences(first[key], second[key], name)
+        return found
+    return [] if first == second else [f"{prefix}: {first!r} against {second!r}"]

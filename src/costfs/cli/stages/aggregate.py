@@ -1,14 +1,17 @@
 """Aggregation: the runs, summary and timings tables of a study, its findings tables and the
 model schedules of the methods that keep them."""
 
+import hashlib
+import json
 import logging
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+import costfs
 from costfs.cli import storage
-from costfs.cli.arguments import OUT, add_command, named_path
+from costfs.cli.arguments import OUT, add_command, json_value, named_path
 from costfs.core.costs import FeatureCosts
 from costfs.methods import load_method
 from costfs.study import aggregation, findings, recommendations
@@ -40,6 +43,23 @@ def aggregate(args) -> None:
     )
     storage.write_table(args.out_timings, timings)
     log.info("aggregated %d runs into %d summary rows", len(runs), len(summary))
+
+
+def record_provenance(args) -> None:
+    """`results/provenance.json`: what the study's results come from (its config without the
+    replicates, a hash of each input and of the package's code) and which replicates they
+    hold, for `costfs combine-batches` to join only batches of one study."""
+    provenance = {
+        "study": args.study,
+        "inputs": {
+            name: hashlib.sha256(Path(path).read_bytes()).hexdigest() for name, path in args.input
+        },
+        "code": args.code,
+        "costfs_version": costfs.__version__,
+        "replicates": [[args.replicates[0], args.replicates[1]]],
+    }
+    storage.write_text(args.out, json.dumps(provenance, indent=1, sort_keys=True) + "\n")
+    log.info("recorded the provenance of %d inputs", len(args.input))
 
 
 def tabulate_findings(args) -> None:
@@ -153,6 +173,22 @@ def register(commands) -> None:
         (["--out-runs"], {"required": True}),
         (["--out-summary"], {"required": True}),
         (["--out-timings"], {"required": True}),
+    )
+    add_command(
+        commands,
+        "record-provenance",
+        record_provenance,
+        OUT,
+        (["--study"], {"type": json_value, "required": True, "help": "the study's identity"}),
+        (["--code"], {"required": True, "help": "the hash of the package's code"}),
+        (
+            ["--replicates"],
+            {"type": int, "nargs": 2, "required": True, "metavar": ("FIRST", "LAST")},
+        ),
+        (
+            ["--input"],
+            {"type": named_path, "action": "append", "default": [], "metavar": "NAME=PATH"},
+        ),
     )
     add_command(
         commands,
