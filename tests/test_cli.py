@@ -1,5 +1,6 @@
 import json
 import re
+import shutil
 import subprocess
 import sys
 
@@ -345,3 +346,55 @@ def test_run_study_refuses_a_config_that_is_not_plain_yaml_naming_yaml(tmp_path,
     assert cli.main(["run-study", str(study)]) == 2
     assert f"{study}: not a valid YAML study config" in caplog.text
     assert "python/object" in caplog.text and "JSON" not in caplog.text
+
+
+def _study_folder(folder, seed=1):
+    """A study folder with a config reading `data/clinic.csv` and results of it."""
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / "clinic.csv").write_text("a,target\n1,0\n2,1\n")
+    study = folder / "study.yaml"
+    study.write_text(
+        f"seed: {seed}\nreal_data:\n  data_dir: data\n  datasets:\n    clinic: {{budgets: [1]}}\n"
+    )
+    return study
+
+
+def test_a_study_folder_moved_whole_is_the_same_study(tmp_path):
+    from costfs.cli.run_study import claim_folder
+
+    study = _study_folder(tmp_path / "first")
+    claim_folder(study)
+    shutil.copytree(tmp_path / "first", tmp_path / "moved")
+    claim_folder(tmp_path / "moved" / "study.yaml")
+    mark = (tmp_path / "moved" / "results" / ".study").read_text()
+    assert mark.startswith(f"{tmp_path / 'moved' / 'study.yaml'}\n")
+
+
+def test_a_study_edited_in_place_keeps_its_folder(tmp_path):
+    from costfs.cli.run_study import claim_folder
+
+    study = _study_folder(tmp_path)
+    claim_folder(study)
+    study.write_text(study.read_text().replace("[1]", "[1, 2]"))
+    claim_folder(study)
+
+
+@pytest.mark.parametrize("changed", ["another config", "the data", "a moved config, edited"])
+def test_another_studys_results_are_refused_naming_their_config(tmp_path, changed):
+    from costfs.cli.run_study import claim_folder
+    from costfs.core.errors import DataError
+
+    study = _study_folder(tmp_path / "first")
+    claim_folder(study)
+    other = tmp_path / "first" / "other.yaml"
+    if changed == "another config":
+        other.write_text(study.read_text().replace("seed: 1", "seed: 2"))
+    else:
+        shutil.copytree(tmp_path / "first", tmp_path / "moved")
+        other = tmp_path / "moved" / "study.yaml"
+        if changed == "the data":
+            (tmp_path / "moved" / "data" / "clinic.csv").write_text("a,target\n1,1\n2,0\n")
+        else:
+            other.write_text(other.read_text().replace("seed: 1", "seed: 3"))
+    with pytest.raises(DataError, match=f"holds the results of {study}, whose config or data"):
+        claim_folder(other)

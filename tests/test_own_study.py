@@ -106,11 +106,26 @@ def test_the_study_answers_which_features_to_buy_in_its_own_folder(study):
 
 
 def test_a_second_study_in_the_same_folder_is_refused(study):
-    (study / "other.yaml").write_text((study / "study.yaml").read_text())
+    config = yaml.safe_load((study / "study.yaml").read_text())
+    (study / "other.yaml").write_text(yaml.safe_dump({**config, "seed": config["seed"] + 1}))
     refused = costfs(study, "run-study", "other.yaml")
     (study / "other.yaml").unlink()
     assert refused.returncode == 2
     assert "holds the results of" in refused.stderr and "own folder" in refused.stderr
+
+
+def test_a_study_folder_moved_whole_resumes_there_without_rerunning(study):
+    moved = study.parent / "moved"
+    shutil.copytree(study, moved, symlinks=True)
+    try:
+        ran = costfs(moved, "run-study", "study.yaml", "--", "--quiet", "rules")
+        assert ran.returncode == 0, ran.stderr[-3000:]
+        assert "holds the results of" not in ran.stderr
+        runs = "results/runs.parquet"
+        assert (moved / runs).read_bytes() == (study / runs).read_bytes()
+        assert (moved / runs).stat().st_mtime == (study / runs).stat().st_mtime
+    finally:
+        shutil.rmtree(moved)
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="needs chromium (apt-get install chromium)")

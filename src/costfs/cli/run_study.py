@@ -5,6 +5,7 @@ from there), without knowing Snakemake."""
 import contextlib
 import ctypes
 import fcntl
+import hashlib
 import logging
 import os
 import signal
@@ -12,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 import costfs
+from costfs.cli import storage
 from costfs.cli.arguments import add_command, positive_integer
 from costfs.cli.run_snakemake import snakemake_command
 from costfs.core.errors import DataError
@@ -19,7 +21,7 @@ from costfs.core.errors import DataError
 log = logging.getLogger("costfs")
 
 STUDY_MARK = Path("results") / ".study"
-"""Inside a study's folder: the path of the config whose results the folder holds."""
+"""Inside a study's folder: which study its results are of (`claim_folder`)."""
 RUN_LOCK = Path(".snakemake") / "run-study.lock"
 """Inside a study's folder: held (flock) by the run-study that runs it and by its Snakemake,
 with the run-study's process id in it."""
@@ -40,25 +42,56 @@ def packaged_snakefile() -> Path:
     )
 
 
+def study_fingerprint(study: Path) -> str:
+    """A hash of the study's config and of the files it reads (each data set's data and costs
+    file, by their paths in the config): equal for a study folder moved or copied whole."""
+    import yaml
+
+    config = yaml.safe_load(study.read_text()) or {}
+    real = config.get("real_data") or {}
+    data_dir = real.get("data_dir")
+    inputs = []
+    for name, settings in sorted((real.get("datasets") or {}).items()):
+        named = [settings.get("path"), settings.get("costs")]
+        if data_dir:
+            named += [f"{data_dir}/{name}.csv", f"{data_dir}/{name}.csv.gz"]
+        inputs += [path for path in named if path]
+    digest = hashlib.sha256(study.read_bytes())
+    for path in inputs:
+        file = study.parent / path
+        if file.is_file():
+            digest.update(f"\0{path}\0".encode())
+            digest.update(hashlib.sha256(file.read_bytes()).digest())
+    return digest.hexdigest()
+
+
 def claim_folder(study: Path) -> None:
     """Mark the study's folder as this study's, or refuse one that holds another's results:
-    two studies in one folder would overwrite each other's results."""
+    two studies in one folder would overwrite each other's results.
+
+    The results are this study's when the mark names this config (the config edited in place:
+    the workflow reruns what the edit changed) or when the config and the files it reads are
+    those the results were run from (the folder moved or copied whole)."""
     mark = study.parent / STUDY_MARK
+    fingerprint = study_fingerprint(study)
     if mark.is_file():
-        owner = mark.read_text().strip()
+        owner, _, owner_fingerprint = mark.read_text().strip().partition("\n")
         if owner != str(study):
-            raise DataError(
-                f"{study.parent / 'results'} holds the results of {owner}: give each study its "
-                f"own folder (move {study.name} to a new folder)"
-            )
+            if owner_fingerprint != fingerprint:
+                raise DataError(
+                    f"{study.parent / 'results'} holds the results of {owner}, whose config or "
+                    f"data differ from {study.name}'s: give each study its own folder (if it "
+                    f"is the same study, moved and then edited, delete {mark} to take its "
+                    "results over)"
+                )
+            log.info("%s: the results of %s, moved here", study.name, owner)
     elif (study.parent / "results").exists():
         raise DataError(
             f"{study.parent / 'results'} holds results that are not {study.name}'s (the "
             "default study's, or a study run with snakemake): give each study its own folder"
         )
-    else:
-        mark.parent.mkdir(parents=True, exist_ok=True)
-        mark.write_text(f"{study}\n")
+    mark.parent.mkdir(parents=True, exist_ok=True)
+    storage.write_text(mark, f"{study}\n{fingerprint}\n")
 
 
 def profile_folder(profile: str) -> str:
