@@ -331,7 +331,8 @@ def test_run_study_takes_its_options_after_the_study_and_passes_on_what_follows_
     arguments = ["run-study", str(study), "--cores", "2", "--", "--quiet", "-n"]
     assert cli.main(arguments) == 0
     (command,) = ran
-    assert command[-5:] == ["--cores", "2", "--rerun-incomplete", "--quiet", "-n"]
+    assert command[-3:] == ["--rerun-incomplete", "--quiet", "-n"]
+    assert command[command.index("--cores") + 1] == "2"
 
 
 def test_a_command_without_a_tool_to_pass_on_to_refuses_arguments_after_dashes(capsys):

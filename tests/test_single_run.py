@@ -2,6 +2,8 @@
 
 import json
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -407,3 +409,38 @@ def test_a_tuned_selector_picks_what_costfs_select_picks(data_sets, method, para
     selector_class = type(load_method(method))
     fixed = selector_class(feature_costs=costs, budget=1.5, random_state=3, **parameters).fit(X, y)
     assert getattr(fixed, f"{name}_") == load_method(method).hyperparameter.default
+
+
+@pytest.mark.parametrize(
+    ("verbosity", "most_lines", "shown", "hidden"),
+    [
+        ([], 6, ["forward selection: 100%", "held-out splits: 100%"], ["FS step", "INFO"]),
+        (["--quiet"], 0, [], ["forward selection", "held-out splits"]),
+        (["--verbose"], None, ["FS step", "forward selection"], []),
+    ],
+)
+def test_select_tells_one_line_per_stage_unless_asked_for_more_or_less(
+    own_data, verbosity, most_lines, shown, hidden
+):
+    """Forward selection with a held-out estimate drew a bar per split and path, nested, and
+    logged each step: hundreds of lines. By default a line per stage (a bar's last state);
+    --quiet nothing but warnings; --verbose all of it."""
+    _, data, _, costs_file = own_data
+    ran = subprocess.run(
+        [sys.executable, "-m", "costfs.cli", "select", str(data), "--costs", str(costs_file)]
+        + ["--budget", "1", "2", "--method", "fs", "--splits", "3", "--n-trees", "30"]
+        + verbosity,
+        capture_output=True,
+        timeout=600,
+    )
+    # Bytes: text mode would read a bar's carriage returns as line ends.
+    stderr = ran.stderr.decode()
+    assert ran.returncode == 0, stderr
+    assert "features" in ran.stdout.decode()
+    lines = [line.split("\r")[-1] for line in stderr.split("\n") if line.strip()]
+    if most_lines is not None:
+        assert len(lines) <= most_lines, lines
+    for text in shown:
+        assert text in stderr
+    for text in hidden:
+        assert text not in stderr

@@ -14,6 +14,7 @@ import warnings
 
 from threadpoolctl import threadpool_limits
 
+from costfs.cli.arguments import NORMAL, QUIET, VERBOSE
 from costfs.core.errors import DataError
 
 log = logging.getLogger("costfs")
@@ -83,8 +84,35 @@ def job_threads(threads: int):
             os.environ["OMP_NUM_THREADS"] = previous
 
 
+JOB_LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
+
+
+class _TerminalFormat(logging.Formatter):
+    """A user command's lines on a terminal: its own news plain, warnings and errors named."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = record.getMessage()
+        return text if record.levelno == logging.INFO else f"{record.levelname.lower()}: {text}"
+
+
+def configure_logging(command: str, verbosity: int) -> None:
+    """A stage job logs everything, with times, to its log file. A user command tells what it
+    does and found (`costfs.cli` at INFO) and what went wrong (warnings), not the library's
+    details (`costfs` at INFO), which `--verbose` adds; `--quiet` keeps warnings only."""
+    logging.basicConfig(level=logging.INFO)
+    library, own = logging.getLogger("costfs"), logging.getLogger("costfs.cli")
+    user = command in USER_COMMANDS
+    library.setLevel(logging.INFO if not user or verbosity == VERBOSE else logging.WARNING)
+    own.setLevel(
+        logging.NOTSET if not user else logging.WARNING if verbosity == QUIET else logging.INFO
+    )
+    format = _TerminalFormat() if user else logging.Formatter(JOB_LOG_FORMAT)
+    for handler in logging.getLogger().handlers:
+        if type(handler) is logging.StreamHandler:
+            handler.setFormatter(format)
+
+
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     # sklearnex logs every accelerated call, and warns whenever some row's OOB vote share of a
     # class is 0 (a routine outcome, not a lack of OOB votes).
     logging.getLogger("sklearnex").setLevel(logging.WARNING)
@@ -100,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         if not hasattr(args, "passed_on"):
             command_parser.error(f"costfs {args.command} takes no arguments after --")
         args.passed_on = passed
+    configure_logging(args.command, getattr(args, "verbosity", NORMAL))
     try:
         with job_threads(getattr(args, "threads", 1)):
             args.function(args)

@@ -20,6 +20,30 @@ def positive_integer(text: str) -> int:
 
 THREADS = (["--threads"], {"type": positive_integer, "default": 1})
 
+QUIET, NORMAL, VERBOSE = 0, 1, 2
+"""How much a user command tells on the terminal (`costfs.cli.configure_logging`)."""
+VERBOSITY = (
+    (
+        ["--quiet", "-q"],
+        {
+            "dest": "verbosity",
+            "action": "store_const",
+            "const": QUIET,
+            "default": NORMAL,
+            "help": "warnings and errors only, no progress",
+        },
+    ),
+    (
+        ["--verbose", "-v"],
+        {
+            "dest": "verbosity",
+            "action": "store_const",
+            "const": VERBOSE,
+            "help": "also the library's log lines and every nested progress bar",
+        },
+    ),
+)
+
 
 def json_value(text: str):
     return json.loads(text)

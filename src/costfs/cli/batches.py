@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 from costfs.cli import storage
-from costfs.cli.arguments import add_command
+from costfs.cli.arguments import VERBOSITY, add_command
 from costfs.core.errors import DataError
 
 PROVENANCE = "provenance.json"
@@ -151,5 +151,6 @@ def register(commands) -> None:
                 "help": "join batches that other versions of costfs ran (same config and inputs)",
             },
         ),
+        *VERBOSITY,
         help="join a study run in batches of replicates into the results of one run",
     )

@@ -11,7 +11,7 @@ import numpy as np
 import yaml
 
 from costfs.cli import storage
-from costfs.cli.arguments import add_command
+from costfs.cli.arguments import VERBOSITY, add_command
 from costfs.cli.select import check_out_is_not_an_input, data_arguments, read_problem
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
@@ -19,7 +19,7 @@ from costfs.methods import method_names
 from costfs.study import realdata
 from costfs.study.budgets import budget_breakpoints
 
-log = logging.getLogger("costfs")
+log = logging.getLogger("costfs.cli")
 
 STUDY_METHODS = ("auc", "pfi", "sts", "random_fill")
 """The paper's cheap methods and the chance baseline: `init-study`'s methods, with forward
@@ -155,5 +155,6 @@ def register(commands) -> None:
             },
         ),
         (["--force"], {"action": "store_true", "help": "replace an existing --out file"}),
+        *VERBOSITY,
         help="write a study config for your own data set, to run with Snakemake",
     )

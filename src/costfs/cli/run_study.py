@@ -14,17 +14,31 @@ from pathlib import Path
 
 import costfs
 from costfs.cli import storage
-from costfs.cli.arguments import add_command, positive_integer
+from costfs.cli.arguments import (
+    NORMAL,
+    QUIET,
+    VERBOSE,
+    VERBOSITY,
+    add_command,
+    positive_integer,
+)
 from costfs.cli.run_snakemake import snakemake_command
 from costfs.core.errors import DataError
 
-log = logging.getLogger("costfs")
+log = logging.getLogger("costfs.cli")
 
 STUDY_MARK = Path("results") / ".study"
 """Inside a study's folder: which study its results are of (`claim_folder`)."""
 RUN_LOCK = Path(".snakemake") / "run-study.lock"
 """Inside a study's folder: held (flock) by the run-study that runs it and by its Snakemake,
 with the run-study's process id in it."""
+SNAKEMAKE_VERBOSITY = {
+    QUIET: ["--quiet", "host", "progress", "reason", "rules"],
+    NORMAL: ["--quiet", "host", "reason", "rules"],
+    VERBOSE: [],
+}
+"""Snakemake's options for run-study's verbosity: by default its progress lines, not a block
+per job."""
 PR_SET_PDEATHSIG = 1
 """Linux's prctl option: a signal the process gets when its parent dies."""
 
@@ -201,7 +215,7 @@ def run_study(args) -> None:
         raise DataError(f"{args.study}: no such study file (write one with costfs init-study)")
     check_yaml(study)
     claim_folder(study)
-    options = ["--cores", str(args.cores)]
+    options = ["--cores", str(args.cores), *SNAKEMAKE_VERBOSITY[args.verbosity]]
     if args.profile:
         options += ["--profile", profile_folder(args.profile)]
     with study_lock(study.parent) as lock:
@@ -244,6 +258,7 @@ def register(commands) -> None:
             {"help": "a Snakemake profile folder, or slurm: the one shipped with the workflow"},
         ),
         (["--report"], {"action": "store_true", "help": "also write report.html"}),
+        *VERBOSITY,
         help="run a study in its config's folder (results, logs and report beside the config); "
         "arguments after -- go to Snakemake",
     ).set_defaults(passed_on=[])

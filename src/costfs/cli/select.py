@@ -1,5 +1,6 @@
 """One data set without a study: `costfs select` prints a selection for each budget."""
 
+import contextlib
 import inspect
 import json
 import logging
@@ -9,7 +10,15 @@ from pathlib import Path
 import numpy as np
 
 from costfs.cli import storage
-from costfs.cli.arguments import THREADS, add_command, group_cost, positive_integer
+from costfs.cli.arguments import (
+    QUIET,
+    THREADS,
+    VERBOSE,
+    VERBOSITY,
+    add_command,
+    group_cost,
+    positive_integer,
+)
 from costfs.cli.stages.realdata import read_table_file
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
@@ -20,7 +29,8 @@ from costfs.methods import load_method, method_names
 from costfs.study import realdata, single_run
 from costfs.study.assessment import SPLITS, assess_selection, held_out_splits
 
-log = logging.getLogger("costfs")
+log = logging.getLogger("costfs.cli")
+library_log = logging.getLogger("costfs")
 
 SELECT_DEFAULTS = {
     name: parameter.default
@@ -73,7 +83,12 @@ def select(args) -> None:
     X, _ = encode_levels(codes, y, categorical, seed=args.seed)
     everything = costs.total(np.arange(costs.n_features))
     log.info("%s: %d rows x %d features, total cost %.4g", args.data, *X.shape, everything)
-    with progress_shown_on(sys.stderr):
+    shown = (
+        contextlib.nullcontext()
+        if args.verbosity == QUIET
+        else progress_shown_on(sys.stderr, None if args.verbosity == VERBOSE else 1)
+    )
+    with shown:
         table = single_run.select_once(
             X,
             y,
@@ -84,7 +99,7 @@ def select(args) -> None:
             seed=args.seed,
             n_trees=args.n_trees,
             n_jobs=args.threads,
-            progress=lambda message: log.info("%s", message),
+            progress=lambda message: library_log.info("%s", message),
         )
         assessment = None
         if args.splits:
@@ -317,5 +332,6 @@ def register(commands) -> None:
         ),
         (["--out"], {"help": "also write the result as JSON to this file"}),
         THREADS,
+        *VERBOSITY,
         help="select the features to buy for each budget on your own data set",
     )
