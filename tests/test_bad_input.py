@@ -165,11 +165,22 @@ def test_bad_costs_are_named(method, problem, costs, message):
         make(method, feature_costs=costs).fit(X, y)
 
 
-@pytest.mark.parametrize(("budget", "message"), [(0, "0"), (-1.0, "-1.0"), ("a", "'a'")])
+@pytest.mark.parametrize(("budget", "message"), [(-1.0, "-1.0"), ("a", "'a'"), (np.inf, "inf")])
 def test_bad_budgets_are_named(method, problem, budget, message):
     X, y = problem
-    with pytest.raises(DataError, match=f"budget: must be a positive number, got {message}"):
+    with pytest.raises(DataError, match=f"budget: must be a number >= 0, got {message}"):
         make(method, budget=budget).fit(X, y)
+
+
+def test_a_budget_of_0_buys_free_features_only(method, problem):
+    """ "What do the free features give?": at budget 0 a method chooses among the features of
+    cost 0 and pays nothing."""
+    X, y = problem
+    costs = np.array([0.0, 0.0, 3.0, 2.0, 1.0, 4.0])[: X.shape[1]]
+    free = set(np.flatnonzero(costs == 0).tolist())
+    selector = make(method, feature_costs=costs, budget=0).fit(X, y)
+    chosen = set(np.flatnonzero(selector.get_support()).tolist())
+    assert chosen <= free
 
 
 def test_costs_keyed_by_name_follow_the_columns(method, problem):

@@ -2,6 +2,7 @@
 error naming the file, column or key, or handled so that the result stays right."""
 
 import json
+import logging
 import os
 import re
 import stat
@@ -154,9 +155,9 @@ def select(directory, *arguments: str) -> int:
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["--budget", "nan"], "budgets: must be a positive number, got nan"),
+        (["--budget", "nan"], "budgets: must be a number >= 0, got nan"),
         (["--budget", "1", "1"], r"budgets: budget\(s\) \[1.0\] given more than once"),
-        (["--budget", "-1"], "budgets: must be a positive number, got -1.0"),
+        (["--budget", "-1"], "budgets: must be a number >= 0, got -1.0"),
         (["--budget", "1", "--xi", "nan"], "auc: parameter xi: nan is not a finite number"),
         (["--budget", "1", "--xi", "-1"], "auc: parameter xi: -1.0 is less than the minimum"),
     ],
@@ -164,6 +165,40 @@ def select(directory, *arguments: str) -> int:
 def test_bad_budgets_and_xi_on_the_command_line_are_named(own_data, caplog, arguments, message):
     assert select(own_data, *arguments) == 2
     assert re.search(message, caplog.text)
+
+
+@pytest.mark.parametrize(
+    ("budget", "warned", "features"),
+    [
+        (
+            "0.5",
+            "budget 0.5 buys no feature: its model always predicts the most frequent class; "
+            "the cheapest priced feature, a, costs 1",
+            [],
+        ),
+        ("0", None, ["b"]),
+        (
+            "0.9",
+            "budget 0.9 buys free features only (cost 0); the cheapest priced feature, a, costs 1",
+            ["b"],
+        ),
+        ("1", None, ["a", "b"]),
+    ],
+)
+def test_a_budget_that_buys_nothing_or_free_features_only_says_so(
+    own_data, caplog, tmp_path, budget, warned, features
+):
+    """Budget 0 asks what the free features give, and is answered without a warning."""
+    out = tmp_path / "selection.json"
+    if features:
+        pd.DataFrame({"feature": ["a", "b", "c"], "cost": [1.0, 0.0, 2.0]}).to_csv(
+            own_data / "costs.csv", index=False
+        )
+    assert select(own_data, "--budget", budget, "--out", str(out)) == 0
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == ([warned] if warned else [])
+    (result,) = json.loads(out.read_text())["results"]
+    assert sorted(result["features"]) == features
 
 
 def test_zero_trees_are_refused_before_any_work(own_data, capsys):

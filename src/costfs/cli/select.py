@@ -124,6 +124,7 @@ def select(args) -> None:
     constant = set(np.flatnonzero(np.nanmax(codes, axis=0) == np.nanmin(codes, axis=0)).tolist())
     results = []
     for row in table.itertuples():
+        warn_of_a_budget_that_buys_little(row.budget, row.features, costs, names)
         bought = sorted(constant & set(row.features))
         if bought:
             log.warning(
@@ -154,6 +155,30 @@ def select(args) -> None:
             storage.write_text(Path(args.out), text + "\n")
         except OSError as error:
             raise DataError(f"--out {args.out}: cannot be written ({error})") from None
+
+
+def warn_of_a_budget_that_buys_little(
+    budget: float, features, costs: FeatureCosts, names: list[str]
+) -> None:
+    """Warns where a budget's answer is empty (its error is that of always predicting the
+    most frequent class) or holds free features only: a reader of the table alone would take
+    either for a selection like the others."""
+    alone = [costs.total([j]) for j in range(costs.n_features)]
+    priced = [(cost, names[j]) for j, cost in enumerate(alone) if cost > 0]
+    cheapest = f"; the cheapest priced feature, {min(priced)[1]}, costs {min(priced)[0]:.4g}"
+    cheapest = cheapest if priced and min(priced)[0] > budget else ""
+    if len(features) == 0:
+        log.warning(
+            "budget %g buys no feature: its model always predicts the most frequent class%s",
+            budget,
+            cheapest,
+        )
+    elif costs.total(features) == 0 and budget > 0:
+        log.warning(
+            "budget %g buys free features only (cost 0)%s",
+            budget,
+            cheapest or ": the method spent nothing on the priced ones",
+        )
 
 
 def _json_number(value) -> float | None:

@@ -189,7 +189,7 @@ def check_feature_groups(
 
 
 def check_budgets(budgets, source: str = "budgets") -> list[float]:
-    """One or more budgets, each a positive finite number, no two the same."""
+    """One or more budgets, each a finite number >= 0, no two the same."""
     values = [check_budget(budget, source) for budget in np.atleast_1d(budgets).tolist()]
     if not values:
         raise DataError(f"{source}: give at least one budget")
@@ -206,10 +206,12 @@ def check_positive_integer(value: object, source: str) -> int:
 
 
 def check_budget(budget: object, source: str = "budget") -> float:
+    """A finite number >= 0: a budget of 0 buys the free features only ("what do the free
+    features give?")."""
     try:
         value = float(budget)
     except (TypeError, ValueError):
-        raise DataError(f"{source}: must be a positive number, got {budget!r}") from None
-    if not np.isfinite(value) or value <= 0:
-        raise DataError(f"{source}: must be a positive number, got {budget!r}")
+        raise DataError(f"{source}: must be a number >= 0, got {budget!r}") from None
+    if not np.isfinite(value) or value < 0:
+        raise DataError(f"{source}: must be a number >= 0, got {budget!r}")
     return value
