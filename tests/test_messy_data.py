@@ -3,12 +3,15 @@ free feature and a group whose shared cost only the costs file gives, through ev
 and `costfs select`; the workflow runs it in tests/test_workflow.py."""
 
 import json
+import re
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
 from costfs import cli
+from costfs.cli import storage
 from costfs.methods import method_names
 from costfs.study.plan import Study
 from tests.conftest import MESSY_BLOOD_COST, small_selector, true_cost, write_messy_clinic
@@ -98,3 +101,97 @@ def test_init_study_carries_the_missing_value_marks_into_the_config(
     # Without the mark, `?` is text among numbers: an error that names the way out.
     assert cli.main(arguments) == 2
     assert "'?' marks a missing value, list it in the data set's missing_values" in caplog.text
+
+
+@pytest.fixture
+def european(tmp_path) -> dict:
+    """A clinic export as a European spreadsheet writes it: semicolons, decimal commas and an
+    `Id` column of row numbers."""
+    rng = np.random.default_rng(2)
+    glucose = rng.normal(100, 20, size=40)
+    frame = pd.DataFrame(
+        {
+            "Id": np.arange(1, 41),
+            "glucose": glucose.round(1),
+            "bmi": rng.normal(25, 4, size=40).round(2),
+            "target": (glucose + rng.normal(0, 10, size=40) > 100).astype(int),
+        }
+    )
+    data = tmp_path / "visits.csv"
+    frame.to_csv(data, sep=";", decimal=",", index=False)
+    costs = tmp_path / "costs.csv"
+    costs.write_text("feature,cost\nglucose,10\nbmi,1\n")
+    return {"data": data, "costs": costs, "frame": frame}
+
+
+def test_a_semicolon_csv_with_decimal_commas_and_an_id_reads_as_written(european, tmp_path, caplog):
+    out = tmp_path / "selection.json"
+    common = [str(european["data"]), "--costs", str(european["costs"]), "--splits", "0"]
+    assert cli.main(["select", *common, "--budget", "11", "--n-trees", "20"]) == 2
+    assert "no cost for the data's column(s) ['Id']" in caplog.text
+    assert "--drop Id" in caplog.text
+    caplog.clear()
+    arguments = ["select", *common, "--budget", "11", "--drop", "Id", "--out", str(out)]
+    assert cli.main([*arguments, "--n-trees", "20"]) == 0
+    assert "columns separated by ';', decimal mark ','" in caplog.text
+    (result,) = json.loads(out.read_text())["results"]
+    assert result["features"] == ["glucose", "bmi"] and result["cost"] == 11
+    # The loader reads the same numbers as pandas told the file's dialect.
+    source = {"path": str(european["data"]), "drop": ["Id"]}
+    loaded = tmp_path / "visits.npz"
+    assert (
+        cli.main(
+            [
+                "load-dataset",
+                "--name",
+                "visits",
+                "--source",
+                json.dumps(source),
+                "--out",
+                str(loaded),
+            ]
+        )
+        == 0
+    )
+    expected = european["frame"][["glucose", "bmi"]].to_numpy()
+    np.testing.assert_array_equal(storage.read_arrays(loaded)["X"], expected)
+
+
+def test_an_identifier_column_is_flagged_with_the_option_to_drop_it(european, caplog):
+    european["costs"].write_text("feature,cost\nId,0\nglucose,10\nbmi,1\n")
+    common = [str(european["data"]), "--costs", str(european["costs"]), "--splits", "0"]
+    assert cli.main(["select", *common, "--budget", "1", "--n-trees", "20"]) == 0
+    assert "column 'Id' has a different whole number or label in every row" in caplog.text
+    assert "--drop Id" in caplog.text
+    assert "column 'glucose'" not in caplog.text  # distinct, but not whole numbers
+
+
+@pytest.mark.parametrize(
+    ("written", "arguments", "message"),
+    [
+        ("a b target\n1 2 0\n2 3 1\n", [], r"reads as one column \('a b target'\).*--sep"),
+        ("a;b;target\n1;2;0\n2;3;1\n", ["--sep", ","], "reads as one column"),
+        ("a,b,target\n1,2,0\n2,3,1\n", ["--drop", "c"], r"cannot drop \['c'\]: no such column"),
+        ("a,b,target\n1,2,0\n2,3,1\n", ["--drop", "target"], "'target' is the target"),
+    ],
+)
+def test_a_file_read_wrongly_is_an_error_that_names_the_option(
+    tmp_path, caplog, written, arguments, message
+):
+    (tmp_path / "data.csv").write_text(written)
+    (tmp_path / "costs.csv").write_text("feature,cost\na,1\nb,1\n")
+    common = [str(tmp_path / "data.csv"), "--costs", str(tmp_path / "costs.csv")]
+    assert cli.main(["select", *common, "--budget", "1", "--splits", "0", *arguments]) == 2
+    assert re.search(message, caplog.text), caplog.text
+
+
+def test_init_study_carries_drop_and_the_dialect_into_a_config_the_study_accepts(
+    european, tmp_path, capsys
+):
+    arguments = ["init-study", str(european["data"]), "--costs", str(european["costs"])]
+    assert cli.main([*arguments, "--drop", "Id", "--sep", ";", "--decimal", ","]) == 0
+    config = yaml.safe_load(capsys.readouterr().out)
+    dataset = config["real_data"]["datasets"]["visits"]
+    assert (dataset["drop"], dataset["sep"], dataset["decimal"]) == (["Id"], ";", ",")
+    study = Study(with_defaults(config), working_directory=tmp_path)
+    assert list(study.problems) == ["visits"]

@@ -54,6 +54,11 @@ def init_study(args) -> None:
     marks = (
         f"      missing_values: {json.dumps(args.missing_values)}\n" if args.missing_values else ""
     )
+    reading = "".join(
+        f"      {key}: {json.dumps(value)}\n"
+        for key, value in (("drop", args.drop), ("sep", args.sep), ("decimal", args.decimal))
+        if value
+    )
     positive_class = (
         f"      positive_class: {json.dumps(args.positive_class)}\n"
         if args.positive_class is not None
@@ -86,7 +91,7 @@ real_data:
     {_yaml_scalar(name)}:
       path: {json.dumps(data_path)}
       costs: {json.dumps(costs_path)}
-{group_costs}{marks}      target: {json.dumps(args.target)}
+{group_costs}{marks}{reading}      target: {json.dumps(args.target)}
 {positive_class}      # Suggested where what a budget buys changes (total cost {total:.4g},
       # cheapest paid feature {cheapest:.4g}); edit to the budgets you consider:
 {reasons}      budgets: {json.dumps(budgets)}

@@ -43,9 +43,9 @@ SELECT_DEFAULTS = {
 def read_problem(args) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, FeatureCosts]:
     """The data (`realdata.table_to_arrays`: categorical columns as level codes, and their
     positions) and costs."""
-    frame = read_table_file(args.data, args.missing_values)
+    frame = read_table_file(args.data, args.missing_values, args.sep, args.decimal)
     X, y, names, categorical = realdata.table_to_arrays(
-        frame, args.target, args.positive_class, args.data
+        frame, args.target, args.positive_class, args.data, tuple(args.drop)
     )
     costs = realdata.costs_from_table(
         read_table_file(args.costs), names, args.costs, dict(args.group_costs)
@@ -298,6 +298,30 @@ def data_arguments():
                 "metavar": "MARK",
                 "help": "cells that mark a missing value besides empty ones and pandas' usual "
                 "NA, NaN, NULL, n/a (e.g. ?)",
+            },
+        ),
+        (
+            ["--drop"],
+            {
+                "nargs": "+",
+                "default": [],
+                "metavar": "COLUMN",
+                "help": "columns that are not features (an Id, a date of entry): left out",
+            },
+        ),
+        (
+            ["--sep"],
+            {
+                "help": "the CSV's column separator (default: a comma, or the one found where "
+                "the header has none, e.g. ;)"
+            },
+        ),
+        (
+            ["--decimal"],
+            {
+                "choices": [".", ","],
+                "help": "the CSV's decimal mark (default: a point, or a comma found in a file "
+                "whose separator is not a comma)",
             },
         ),
         (

@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class DataSource:
     """Where a real data set comes from: `kind` is `file` (`location` is a CSV, .csv.gz or
-    Parquet file, whose cells in `missing_values` are missing besides pandas' usual marks),
-    `sklearn` (a `sklearn.datasets` loader) or `openml` (a data id, cached under `cache`)."""
+    Parquet file, whose cells in `missing_values` are missing besides pandas' usual marks, with
+    its `sep` and `decimal` mark where they are not detected), `sklearn` (a `sklearn.datasets`
+    loader) or `openml` (a data id, cached under `cache`). The columns in `drop` are not
+    features (an Id, a date of entry)."""
 
     kind: str
     location: str
@@ -28,11 +30,17 @@ class DataSource:
     positive_class: object
     cache: str | None = None
     missing_values: tuple[str, ...] = ()
+    drop: tuple[str, ...] = ()
+    sep: str | None = None
+    decimal: str | None = None
 
 
 LOADING_KEYS = (
     "path",
     "missing_values",
+    "drop",
+    "sep",
+    "decimal",
     "target",
     "positive_class",
     "sklearn_loader",
@@ -68,8 +76,14 @@ def choose_source(
     which one is current is for the user to say), a scikit-learn loader, OpenML by id."""
     target, positive_class = source.get("target", "target"), source.get("positive_class")
     marks = tuple(str(mark) for mark in source.get("missing_values", ()))
+    reading = {
+        "missing_values": marks,
+        "drop": tuple(str(column) for column in source.get("drop", ())),
+        "sep": source.get("sep"),
+        "decimal": source.get("decimal"),
+    }
     if source.get("path"):
-        return DataSource("file", str(source["path"]), target, positive_class, None, marks)
+        return DataSource("file", str(source["path"]), target, positive_class, **reading)
     if data_dir:
         directory = Path(data_dir)
         if not directory.is_dir():
@@ -86,10 +100,14 @@ def choose_source(
                 f"real_data.datasets.{name}.path"
             )
         if candidates:
-            return DataSource("file", str(candidates[0]), target, positive_class, None, marks)
+            return DataSource("file", str(candidates[0]), target, positive_class, **reading)
     if source.get("sklearn_loader"):
         return DataSource(
-            "sklearn", source["sklearn_loader"], "target", source["sklearn_positive_class"]
+            "sklearn",
+            source["sklearn_loader"],
+            "target",
+            source["sklearn_positive_class"],
+            drop=reading["drop"],
         )
     if source.get("openml_id"):
         return DataSource(
@@ -98,6 +116,7 @@ def choose_source(
             source["source_target"],
             source["source_positive_class"],
             source.get("openml_cache"),
+            drop=reading["drop"],
         )
     raise DataError(
         f"data set {name!r}: no {name}.csv(.gz) in data_dir {data_dir!r} and no other source"
@@ -105,18 +124,32 @@ def choose_source(
 
 
 def table_to_arrays(
-    frame: "pd.DataFrame", target: str, positive_class: object, source: str
+    frame: "pd.DataFrame",
+    target: str,
+    positive_class: object,
+    source: str,
+    drop: tuple[str, ...] = (),
 ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
     """Features (NaN where missing), class codes, feature names and the positions of the
     categorical columns, whose values are level codes (`costfs.core.tabular.encode_table`).
-    With a `positive_class`, that label is 1 and all others 0; without, each distinct label
-    is a class (codes in sorted label order)."""
+    The columns in `drop` are left out. With a `positive_class`, that label is 1 and all others
+    0; without, each distinct label is a class (codes in sorted label order)."""
     if target not in frame.columns:
         raise DataError(
             f"{source}: no target column {target!r}; columns are {list(frame.columns)[:8]}..."
         )
+    unknown = [column for column in drop if column not in frame.columns or column == target]
+    if unknown:
+        raise DataError(
+            f"{source}: cannot drop {unknown}: "
+            + (
+                f"{target!r} is the target"
+                if target in unknown
+                else f"no such column; columns are {list(frame.columns)[:8]}..."
+            )
+        )
     labels = frame[target]
-    features = frame.drop(columns=[target])
+    features = frame.drop(columns=[target, *drop])
     check_feature_frame(features, source)
     copies = [
         str(column)
@@ -175,6 +208,13 @@ def costs_from_table(
     shared = _shared_costs_from_rows(table[shared_rows], source)
     table = table[~shared_rows]
     names = table["feature"].astype(str)
+    uncosted = [name for name in feature_names if name not in set(names)]
+    if uncosted:
+        raise DataError(
+            f"{source}: no cost for the data's column(s) {uncosted[:5]}; give each a row "
+            f"(cost 0 where it is free), or leave out a column that is not a feature (--drop "
+            f"{uncosted[0]}; in a study, drop: [{uncosted[0]}])"
+        )
     own = check_costs(
         _costs_by_label(names, table["cost"], source, "feature"),
         len(feature_names),
@@ -234,14 +274,34 @@ def _costs_by_label(labels: "pd.Series", raw: "pd.Series", source: str, kind: st
     return pd.Series(values.to_numpy(dtype=float), index=labels)
 
 
-def degenerate_columns(X: np.ndarray, names: list[str]) -> list[str]:
-    """Constant columns and columns identical to an earlier one, described by name.
+IDENTIFIER_MIN_ROWS = 20
+"""An identifier-like column is flagged from this many rows on: in a handful of rows, distinct
+whole numbers are common."""
 
-    Both are valid features (a constant column carries no information, a copy has its own
-    cost); they are reported because they usually mean a preprocessing slip.
+
+def degenerate_columns(X: np.ndarray, names: list[str]) -> list[str]:
+    """Constant columns, columns identical to an earlier one and identifier-like columns
+    (whole numbers or labels, a different one in every row), described by name.
+
+    All are valid features (a constant column carries no information, a copy has its own cost,
+    an identifier lets a forest memorise rows); they are reported because they usually mean a
+    preprocessing slip.
     """
     spread = np.nanmax(X, axis=0) - np.nanmin(X, axis=0)
     notes = [f"column {names[j]!r} is constant" for j in np.flatnonzero(spread == 0)]
+    for j in range(X.shape[1]):
+        column = X[:, j]
+        if (
+            column.size >= IDENTIFIER_MIN_ROWS
+            and not np.isnan(column).any()
+            and np.array_equal(column, np.round(column))
+            and np.unique(column).size == column.size
+        ):
+            notes.append(
+                f"column {names[j]!r} has a different whole number or label in every row, like "
+                f"an identifier (leave it out with --drop {names[j]}; in a study, drop: "
+                f"[{names[j]}])"
+            )
     first_of = {}
     for j in range(X.shape[1]):
         first = first_of.setdefault(X[:, j].tobytes(), j)

@@ -1,6 +1,9 @@
 """Real data sets: reading one from its source, and its replicates' train/test splits."""
 
+import csv
+import gzip
 import logging
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,12 +22,51 @@ from costfs.study.realdata import DataSource
 if TYPE_CHECKING:
     import pandas as pd
 
-log = logging.getLogger("costfs")
+log = logging.getLogger("costfs.cli")
 
 
-def read_table_file(path: str, missing_values: Sequence[str] = ()) -> "pd.DataFrame":
+SEPARATORS = ";\t|"
+"""Column separators detected where a CSV's header has no comma."""
+DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
+DECIMAL_POINT = re.compile(r"[+-]?\d*\.\d+")
+
+
+def csv_dialect(path: str) -> tuple[str, str]:
+    """The column separator and decimal mark of a CSV: a comma and a point unless its header
+    has no comma, then the separator `csv.Sniffer` finds among `SEPARATORS` and a decimal comma
+    where the first rows' numbers have one (and none a point), as in `1,5;2,25`."""
+    opened = gzip.open if path.endswith(".gz") else open
+    try:
+        with opened(path, "rt", newline="", errors="replace") as file:
+            sample = file.read(1 << 16)
+    except (OSError, EOFError) as error:
+        raise DataError(f"{path}: cannot be read as a table ({error})") from None
+    header = sample.split("\n", 1)[0]
+    if "," in header or not any(separator in header for separator in SEPARATORS):
+        return ",", "."
+    try:
+        separator = csv.Sniffer().sniff(sample.rsplit("\n", 1)[0], SEPARATORS).delimiter
+    except csv.Error:
+        return ",", "."
+    cells = [
+        cell.strip().strip('"')
+        for line in sample.splitlines()[1:50]
+        for cell in line.split(separator)
+    ]
+    comma = any(DECIMAL_COMMA.fullmatch(cell) for cell in cells)
+    point = any(DECIMAL_POINT.fullmatch(cell) for cell in cells)
+    return separator, "," if comma and not point else "."
+
+
+def read_table_file(
+    path: str,
+    missing_values: Sequence[str] = (),
+    sep: str | None = None,
+    decimal: str | None = None,
+) -> "pd.DataFrame":
     """A CSV (also gzipped) or Parquet file as a table; in a CSV, empty cells, pandas' usual
-    marks (`NA`, `NaN`, `NULL`, `n/a`, ...) and the `missing_values` are missing values."""
+    marks (`NA`, `NaN`, `NULL`, `n/a`, ...) and the `missing_values` are missing values. A
+    CSV's `sep` and `decimal` mark are `csv_dialect`'s where not given."""
     # Imported here: a split or a cost draw of its own needs no pandas, whose import takes
     # most of a job's start.
     import pandas as pd
@@ -38,11 +80,24 @@ def read_table_file(path: str, missing_values: Sequence[str] = ()) -> "pd.DataFr
             frame = pd.read_parquet(path)
             header = frame.columns
         else:
-            frame = pd.read_csv(path, na_values=list(missing_values))
+            detected = csv_dialect(path) if sep is None or decimal is None else (sep, decimal)
+            sep, decimal = sep or detected[0], decimal or detected[1]
+            if (sep, decimal) != (",", "."):
+                log.info("%s: columns separated by %r, decimal mark %r", path, sep, decimal)
+            frame = pd.read_csv(path, na_values=list(missing_values), sep=sep, decimal=decimal)
             # pandas renames a repeated name (`target` -> `target.1`): compare the raw header.
-            header = pd.read_csv(path, header=None, nrows=1, dtype=str).iloc[0].tolist()
+            header = pd.read_csv(path, header=None, nrows=1, dtype=str, sep=sep).iloc[0].tolist()
     except (ValueError, OSError, EOFError, pd.errors.ParserError) as error:
-        raise DataError(f"{path}: cannot be read as a table ({error})") from None
+        raise DataError(
+            f"{path}: cannot be read as a table ({error}); if its columns are not separated by "
+            "commas, give the separator with --sep (a study: sep) and a decimal comma with "
+            "--decimal , (decimal)"
+        ) from None
+    if frame.shape[1] == 1 and not path.endswith((".parquet", ".pq")):
+        raise DataError(
+            f"{path}: reads as one column ({str(frame.columns[0])[:60]!r}) with the separator "
+            f"{sep!r}; give the file's separator with --sep (a study: sep), e.g. --sep ';'"
+        )
     check_unique_names(header, path)
     unnamed = [k + 1 for k, name in enumerate(header) if not isinstance(name, str) or not name]
     if unnamed:
@@ -56,7 +111,8 @@ def read_table_file(path: str, missing_values: Sequence[str] = ()) -> "pd.DataFr
 def read_source(name: str, source: DataSource) -> tuple["pd.DataFrame", str]:
     """The data set's table and a description of where it came from."""
     if source.kind == "file":
-        return read_table_file(source.location, source.missing_values), source.location
+        frame = read_table_file(source.location, source.missing_values, source.sep, source.decimal)
+        return frame, source.location
     if source.kind == "sklearn":
         import sklearn.datasets
 
@@ -78,7 +134,7 @@ def load_dataset(args) -> None:
     source = realdata.choose_source(args.name, args.source, args.data_dir)
     frame, origin = read_source(args.name, source)
     X, y, names, categorical = realdata.table_to_arrays(
-        frame, source.target, source.positive_class, origin
+        frame, source.target, source.positive_class, origin, source.drop
     )
     for note in realdata.degenerate_columns(X, names):
         log.warning("%s: %s (kept as a feature)", origin, note)
