@@ -352,7 +352,7 @@ def test_select_command_names_a_missing_file(tmp_path, caplog):
 
 def test_suggested_budgets_are_positive_with_free_features():
     free = FeatureCosts.ungrouped(np.array([0.0, 0.0, 2.0, 4.0]))
-    assert budget_breakpoints(free, list("abcd")) == [(2.0, "the cheapest item, c")]
+    assert budget_breakpoints(free, list("abcd")) == [(2.0, "the cheapest item, c, costs 2")]
     assert budget_breakpoints(FeatureCosts.ungrouped(np.zeros(3)), list("abc")) == [
         (1.0, "every feature is free")
     ]
@@ -368,10 +368,42 @@ def test_suggested_budgets_follow_the_questionnaire_the_blood_draw_and_the_scan(
         {"blood": 20.0},
     )
     breakpoints = dict(budget_breakpoints(costs, names))
-    assert list(breakpoints) == [1.0, 2.0, 3.0, 5.0, 35.0, 300.0]
-    assert breakpoints[35.0] == "group blood (glucose, insulin, lipids) alone"
-    assert breakpoints[300.0] == "mri alone"
-    assert breakpoints[5.0] == "the 5 cheapest items (up to q4)"
+    assert list(breakpoints) == [1.0, 2.0, 3.0, 5.0, 25.0, 35.0, 300.0]
+    assert breakpoints[35.0] == "group blood whole (glucose, insulin, lipids) costs 35"
+    assert breakpoints[25.0].startswith("glucose alone costs 25 (5 + blood's shared 20); insulin")
+    assert breakpoints[300.0] == "mri alone costs 300"
+    assert breakpoints[5.0] == "the 5 cheapest items (up to q4) cost 5"
+
+
+def test_init_study_offers_glucose_alone_with_its_blood_draw(tmp_path, capsys):
+    """Pima's costs (Turney 1995): six one-unit items, glucose 17.61 and insulin 22.78 from
+    one blood draw (2.10). A clinician asks what glucose alone gives: 19.71, the test with its
+    draw; each comment states a price that the named set has."""
+    names = ["preg", "glucose", "bp", "skin", "insulin", "bmi", "pedigree", "age"]
+    own = [1, 17.61, 1, 1, 22.78, 1, 1, 1]
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(40, 8)), columns=names).assign(target=[0, 1] * 20)
+    frame.to_csv(tmp_path / "pima.csv", index=False)
+    groups = ["blood" if name in ("glucose", "insulin") else "" for name in names]
+    rows = [f"{n},{c},{g}" for n, c, g in zip(names, own, groups, strict=True)]
+    (tmp_path / "costs.csv").write_text("\n".join(["feature,cost,group", *rows, ",2.10,blood"]))
+    arguments = ["init-study", str(tmp_path / "pima.csv"), "--costs", str(tmp_path / "costs.csv")]
+    assert cli.main(arguments) == 0
+    written = capsys.readouterr().out
+    budgets = yaml.safe_load(written)["real_data"]["datasets"]["pima"]["budgets"]
+    assert {19.71, 24.88, 42.49} <= set(budgets)
+    comments = dict(re.findall(r"#\s+([\d.]+): (.*)", written))
+    assert comments["19.71"] == "glucose alone costs 19.71 (17.61 + blood's shared 2.1)"
+    assert comments["42.49"] == "group blood whole (glucose, insulin) costs 42.49"
+    costs = FeatureCosts.grouped(
+        np.array(own, dtype=float), [g or None for g in groups], {"blood": 2.10}
+    )
+    for budget, comment in comments.items():
+        stated = float(re.search(r"costs? ([\d.]+)", comment).group(1))
+        named = re.match(r"(\w+) alone", comment)
+        if named:
+            assert costs.total([names.index(named.group(1))]) == pytest.approx(stated)
+        assert stated <= float(budget)
 
 
 def test_suggested_budgets_are_five_to_eight_below_the_total(rng):
