@@ -71,9 +71,64 @@ def test_select_command_reports_a_held_out_estimate_with_intervals(own_data, tmp
     assert cli.main([*arguments, "--n-trees", "50"]) == 0
     shown = capsys.readouterr().out
     assert "held-out estimate over 4 splits" in shown
-    for name in ("error rate (MMCE)", "AUC", "specificity"):
+    for name in ("error rate (MMCE)", "AUC", "specificity of '1'"):
         assert re.search(rf"  {re.escape(name)} [0-9.]+ \[[-0-9.]+, [0-9.]+\]", shown)
     assert "OOB" not in shown
+
+
+def test_select_names_the_positive_class_and_takes_it_by_label(own_data, tmp_path, capsys, caplog):
+    """Labels healthy/disease: by sort order healthy is class 1, which a reader would not
+    guess; the output says so, and --positive-class disease swaps sensitivity and
+    specificity."""
+    frame, _, _, costs_file = own_data
+    data = tmp_path / "labelled.csv"
+    frame.assign(target=frame["target"].map({0: "healthy", 1: "disease"})).to_csv(data, index=False)
+    found = {}
+    for positive in (None, "disease"):
+        out = tmp_path / f"{positive}.json"
+        arguments = ["select", str(data), "--costs", str(costs_file), "--budget", "2.5"]
+        arguments += ["--method", "auc", "--xi", "0", "--splits", "3", "--n-trees", "50"]
+        arguments += ["--metric", "sensitivity", "specificity", "--out", str(out)]
+        arguments += ["--positive-class", positive] if positive else []
+        assert cli.main(arguments) == 0
+        found[positive] = json.loads(out.read_text()), capsys.readouterr().out
+    (default, shown), (flipped, shown_flipped) = found[None], found["disease"]
+    assert "positive class 'healthy' (the larger label; --positive-class LABEL sets it)" in (
+        caplog.text
+    )
+    assert default["classes"] == ["disease", "healthy"] and default["positive_class"] == "healthy"
+    assert flipped["classes"] == ["not disease", "disease"]
+    assert flipped["positive_class"] == "disease"
+    assert default["metrics"]["sensitivity"] == "true positive rate, positive class 'healthy'"
+    assert re.search(r"  sensitivity of 'healthy' [0-9.]+ \[", shown)
+    assert re.search(r"  sensitivity of 'disease' [0-9.]+ \[", shown_flipped)
+    (before,), (after,) = default["results"], flipped["results"]
+    assert before["features"] == after["features"]
+    # The splits' selections may differ with the coding, so the rates are close, not equal:
+    # each is nearer its swapped counterpart than its namesake.
+    swapped, kept = before["held_out"], after["held_out"]
+    for metric, other in (("sensitivity", "specificity"), ("specificity", "sensitivity")):
+        assert abs(kept[metric] - swapped[other]) < abs(kept[metric] - swapped[metric])
+
+
+def test_select_says_how_metrics_average_over_three_classes(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(90, 3))
+    frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(
+        target=np.array(["low", "mid", "high"])[np.digitize(X[:, 0], [-0.4, 0.4])]
+    )
+    frame.to_csv(tmp_path / "three.csv", index=False)
+    (tmp_path / "costs.csv").write_text("feature,cost\na,1\nb,1\nc,1\n")
+    out = tmp_path / "out.json"
+    arguments = ["select", str(tmp_path / "three.csv"), "--costs", str(tmp_path / "costs.csv")]
+    arguments += ["--budget", "1", "--method", "auc", "--splits", "3", "--n-trees", "30"]
+    assert cli.main([*arguments, "--metric", "sensitivity", "auc", "--out", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert re.search(r"  sensitivity \(macro average\) [0-9.]+ \[", shown)
+    assert re.search(r"  AUC \(macro average\) [0-9.]+ \[", shown)
+    document = json.loads(out.read_text())
+    assert document["positive_class"] is None and document["classes"] == ["high", "low", "mid"]
+    assert document["metrics"]["sensitivity"].startswith("macro average over the 3 classes")
 
 
 @pytest.mark.parametrize("method", ["auc", "budget_rf"])

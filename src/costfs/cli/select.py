@@ -6,6 +6,7 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -40,9 +41,20 @@ SELECT_DEFAULTS = {
 """`costfs select`'s defaults are those of the function it calls."""
 
 
-def read_problem(args) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, FeatureCosts]:
-    """The data (`realdata.table_to_arrays`: categorical columns as level codes, and their
-    positions) and costs."""
+class Problem(NamedTuple):
+    X: np.ndarray
+    """Features; categorical columns as level codes (`realdata.table_to_arrays`)."""
+    y: np.ndarray
+    names: list[str]
+    categorical: np.ndarray
+    """Positions of the categorical columns."""
+    costs: FeatureCosts
+    classes: list[str]
+    """The label of each class code."""
+
+
+def read_problem(args) -> Problem:
+    """The data, its costs and its classes' labels."""
     frame = read_table_file(args.data, args.missing_values, args.sep, args.decimal)
     X, y, names, categorical = realdata.table_to_arrays(
         frame, args.target, args.positive_class, args.data, tuple(args.drop)
@@ -52,7 +64,31 @@ def read_problem(args) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, F
     )
     for note in realdata.degenerate_columns(X, names):
         log.warning("%s: %s (kept as a feature)", args.data, note)
-    return X, y, names, categorical, costs
+    classes = realdata.class_labels(frame[args.target], args.positive_class)
+    return Problem(X, y, names, categorical, costs, classes)
+
+
+def metric_definitions(metrics: list[str], classes: list[str]) -> dict[str, str]:
+    """What each metric is for these classes: which class is positive for two (the larger
+    label, or --positive-class), the averaging for more."""
+    positive = classes[-1]
+    binary = {
+        "mmce": "share of rows misclassified",
+        "auc": f"area under the ROC curve of class {positive!r} against {classes[0]!r}",
+        "brier": f"mean squared error of the predicted probability of class {positive!r}",
+        "sensitivity": f"true positive rate, positive class {positive!r}",
+        "specificity": f"true negative rate, positive class {positive!r}",
+    }
+    several = {
+        "mmce": "share of rows misclassified",
+        "auc": f"macro average over the {len(classes)} classes of each against the rest",
+        "brier": "squared error of the predicted probabilities summed over the classes",
+        "sensitivity": f"macro average over the {len(classes)} classes of each one's true "
+        "positive rate against the rest",
+        "specificity": f"macro average over the {len(classes)} classes of each one's true "
+        "negative rate against the rest",
+    }
+    return {metric: (binary if len(classes) == 2 else several)[metric] for metric in metrics}
 
 
 def _value(text: str) -> float | str:
@@ -79,10 +115,12 @@ def check_out_is_not_an_input(args) -> None:
 
 def select(args) -> None:
     check_out_is_not_an_input(args)
-    codes, y, names, categorical, costs = read_problem(args)
+    codes, y, names, categorical, costs, classes = read_problem(args)
     X, _ = encode_levels(codes, y, categorical, seed=args.seed)
     everything = costs.total(np.arange(costs.n_features))
     log.info("%s: %d rows x %d features, total cost %.4g", args.data, *X.shape, everything)
+    log.info("%s", _classes_line(classes, args.positive_class))
+    metrics = list(dict.fromkeys(["mmce", *args.metric]))
     shown = (
         contextlib.nullcontext()
         if args.verbosity == QUIET
@@ -115,7 +153,7 @@ def select(args) -> None:
                 args.budget,
                 categorical=categorical,
                 cv=held_out_splits(args.splits, args.seed),
-                metrics=tuple(dict.fromkeys(["mmce", *args.metric])),
+                metrics=tuple(metrics),
                 n_trees=args.n_trees,
                 random_state=args.seed,
                 n_jobs=args.threads,
@@ -146,9 +184,19 @@ def select(args) -> None:
                 key: _json_number(value) for key, value in assessment.loc[row.budget].items()
             }
         results.append(result)
-    document = {"data": args.data, "costs": args.costs, "method": args.method, "results": results}
+    definitions = metric_definitions(metrics, classes)
+    document = {
+        "data": args.data,
+        "costs": args.costs,
+        "method": args.method,
+        "classes": classes,
+        "positive_class": classes[-1] if len(classes) == 2 else None,
+        **({"metrics": definitions} if assessment is not None else {}),
+        "results": results,
+    }
     # The result is shown before it is written: a path that cannot be written loses nothing.
-    print(_report(results, hyperparameter.name if hyperparameter else None), flush=True)
+    report = _report(results, hyperparameter.name if hyperparameter else None, classes)
+    print(report, flush=True)
     if args.out:
         try:
             text = json.dumps(document, indent=2, allow_nan=False)
@@ -179,6 +227,17 @@ def warn_of_a_budget_that_buys_little(
             budget,
             cheapest or ": the method spent nothing on the priced ones",
         )
+
+
+def _classes_line(classes: list[str], positive_class: str | None) -> str:
+    if len(classes) > 2:
+        return f"{len(classes)} classes: {', '.join(map(repr, classes))}"
+    how = (
+        "--positive-class"
+        if positive_class is not None
+        else "the larger label; --positive-class LABEL sets it"
+    )
+    return f"classes {classes[0]!r} and {classes[1]!r}; positive class {classes[1]!r} ({how})"
 
 
 def _json_number(value) -> float | None:
@@ -220,7 +279,16 @@ def _interval(held_out: dict, metric: str, digits: int = 3) -> str:
     return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
-def _report(results: list[dict], hyperparameter: str | None) -> str:
+def metric_name(metric: str, classes: list[str]) -> str:
+    """A metric's name with the class it is of, or its averaging over more classes."""
+    if metric in ("sensitivity", "specificity") and len(classes) == 2:
+        return f"{metric} of {classes[-1]!r}"
+    if metric in ("auc", "sensitivity", "specificity") and len(classes) > 2:
+        return f"{METRIC_NAMES[metric]} (macro average)"
+    return METRIC_NAMES[metric]
+
+
+def _report(results: list[dict], hyperparameter: str | None, classes: list[str]) -> str:
     """The selection of one budget in full; several budgets as a cost-accuracy table. With a
     held-out assessment, its metrics with their intervals; else the refit's OOB error."""
     metrics = [
@@ -241,7 +309,8 @@ def _report(results: list[dict], hyperparameter: str | None) -> str:
                 "distinct sets:"
             )
             lines += [
-                f"  {METRIC_NAMES[metric]} {_interval(held_out, metric)}" for metric in metrics
+                f"  {metric_name(metric, classes)} {_interval(held_out, metric)}"
+                for metric in metrics
             ]
         else:
             lines.append(
@@ -250,7 +319,9 @@ def _report(results: list[dict], hyperparameter: str | None) -> str:
             )
         return "\n".join(lines)
     header = ["budget", *([hyperparameter] if hyperparameter else []), "cost"]
-    header += [f"{metric} [95% interval]" for metric in metrics] or ["oob_mmce"]
+    header += [f"{metric_name(metric, classes)} [95% interval]" for metric in metrics] or [
+        "oob_mmce"
+    ]
     lines = ["\t".join([*header, "features"])]
     for result in results:
         cells = [f"{result['budget']:g}"]
@@ -376,7 +447,8 @@ def register(commands) -> None:
                 "default": [],
                 "choices": FURTHER_METRICS,
                 "help": "held-out metrics besides the error rate: auc, brier, sensitivity, "
-                "specificity (class 1, or the --positive-class, is positive)",
+                "specificity (positive: the larger of two labels, or --positive-class; "
+                "macro averages over more classes)",
             },
         ),
         (["--out"], {"help": "also write the result as JSON to this file"}),

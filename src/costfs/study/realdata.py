@@ -176,6 +176,14 @@ def table_to_arrays(
     return X, y, [str(c) for c in features.columns], categorical
 
 
+def class_labels(labels: "pd.Series", positive_class: object) -> list[str]:
+    """The label of each class code `table_to_arrays` gives the target `labels`: with a
+    `positive_class`, "not LABEL" and LABEL; else the distinct labels in sorted order."""
+    if positive_class is not None:
+        return [f"not {positive_class}", str(positive_class)]
+    return [str(label) for label in np.unique(labels.to_numpy())]
+
+
 COST_COLUMNS = ("feature", "cost", "group")
 
 
