@@ -67,6 +67,25 @@ def test_the_interval_is_the_corrected_resampled_t_interval():
     assert row["distinct_sets"] == 3
 
 
+def test_the_recommended_sets_own_error_is_over_the_splits_that_chose_it():
+    per_split = pd.DataFrame(
+        {
+            "budget": [1.0] * 5 + [2.0] * 2,
+            "split": [*range(5), 0, 1],
+            "features": [(0,), (0, 1), (1, 0), (0,), (1,), (2,), (2,)],
+            "cost": 1.0,
+            "held_out_share": 0.5,
+            "mmce": [0.10, 0.20, 0.30, 0.14, 0.50, 0.2, 0.3],
+        }
+    )
+    rows = _per_budget(per_split, ["mmce"], {1.0: (0, 1), 2.0: (0,)}).set_index("budget")
+    # {0, 1} in either order: splits 1 and 2.
+    assert rows.loc[1.0, "same_set_splits"] == 2
+    assert rows.loc[1.0, "mmce_same_set"] == pytest.approx(0.25)
+    assert rows.loc[1.0, "mmce"] == pytest.approx(0.248)  # the procedure's, over all five
+    assert rows.loc[2.0, "same_set_splits"] == 0 and np.isnan(rows.loc[2.0, "mmce_same_set"])
+
+
 def test_a_table_with_a_categorical_column_and_costs_by_name(wdbc):
     X, y = wdbc
     X = X.iloc[:, :4].copy()

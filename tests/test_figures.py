@@ -1,3 +1,5 @@
+import re
+
 import matplotlib.image
 import matplotlib.text
 import numpy as np
@@ -270,6 +272,9 @@ def test_the_recommendation_table_names_what_to_buy_and_leaves_out_worse_methods
     lines = [line for line in table.splitlines() if line.startswith("| 5 |")]
     assert len(lines) == (kept["budget"] == 5).sum()
     assert all("feature_0 (100%), feature_1 (100%), feature_2 (100%)" in line for line in lines)
+    header = next(line for line in table.splitlines() if line.startswith("| Budget"))
+    assert "| Chosen by | This set's MMCE where chosen | Procedure's MMCE [95% CI] |" in header
+    assert all(re.search(r"\| \d+ of \d+ replicates \|", line) for line in lines)
 
 
 def test_the_cost_accuracy_figure_of_one_replicate_has_no_intervals(recommendations):
@@ -325,4 +330,4 @@ def test_names_from_the_data_show_as_text_in_the_results_page_never_as_markup(
     assert "a|b (100%)" in page and "=1+2*3_ (100%)" in page
     markdown = tables.recommendation_table(hostile)
     rows = [line for line in markdown.splitlines() if line.startswith("| 5 |")]
-    assert rows and all(line.replace("\\|", "").count("|") == 8 for line in rows)
+    assert rows and all(line.replace("\\|", "").count("|") == 10 for line in rows)

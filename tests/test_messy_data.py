@@ -82,6 +82,10 @@ def test_costfs_select_takes_the_clinic_files_as_they_come(clinic, tmp_path):
         # split's training rows) and gives every metric an interval.
         held_out = result["held_out"]
         assert held_out["n_splits"] == 3
+        # The recommended set's own error is over the splits that chose it, if any did.
+        assert 0 <= result["chosen_by_splits"] <= 3
+        own = result["held_out_this_set"]["mmce"]
+        assert (own is None) == (result["chosen_by_splits"] == 0)
         for metric in ("mmce", "auc"):
             assert held_out[f"{metric}_low"] <= held_out[metric] <= held_out[f"{metric}_high"]
     # The free feature fits the smallest budget; a larger one buys into the blood draw.

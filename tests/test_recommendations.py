@@ -140,4 +140,9 @@ def test_recommendations_name_the_features_with_their_frequencies_cost_and_inter
     )
     assert first["cost"] == 2.0
     assert first["ci_low"] < first["test_mmce"] < first["ci_high"]
+    # Replicates 1 and 3 chose {age, glucose} itself: its own error is theirs, beside the
+    # procedure's over all four.
+    assert first["n_reps_with_set"] == 2
+    assert first["set_test_mmce"] == pytest.approx(np.mean(base[[0, 2]]))
+    assert first["test_mmce"] == pytest.approx(base.mean())
     assert 0 < first["stability"] < 1

@@ -71,6 +71,7 @@ def test_select_command_reports_a_held_out_estimate_with_intervals(own_data, tmp
     assert cli.main([*arguments, "--n-trees", "50"]) == 0
     shown = capsys.readouterr().out
     assert "held-out estimate over 4 splits" in shown
+    assert re.search(r"this very set was chosen by \d of 4 held-out splits", shown)
     for name in ("error rate (MMCE)", "AUC", "specificity of '1'"):
         assert re.search(rf"  {re.escape(name)} [0-9.]+ \[[-0-9.]+, [0-9.]+\]", shown)
     assert "OOB" not in shown
@@ -212,7 +213,7 @@ def test_select_command_tunes_xi_over_several_budgets(own_data, tmp_path, capsys
         assert result["xi"] in (0, 0.5, 1, 2)
         assert result["cost"] <= result["budget"] + 1e-9
     table = capsys.readouterr().out.splitlines()
-    assert table[0].split("\t") == ["budget", "xi", "cost", "oob_mmce", "features"]
+    assert table[0].split("\t") == ["budget", "xi", "cost", "oob_mmce", "features to buy"]
     assert len(table) == 3
 
 

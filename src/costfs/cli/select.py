@@ -68,6 +68,16 @@ def read_problem(args) -> Problem:
     return Problem(X, y, names, categorical, costs, classes)
 
 
+ESTIMATES = {
+    "features": "the set recommended: the selection on all rows",
+    "chosen_by_splits": "how many of the held-out splits chose this very set",
+    "held_out_this_set": "this set's held-out error, on the splits that chose it",
+    "held_out": "the procedure's held-out error: the whole selection repeated on each split, "
+    "which may choose other sets (mean and 95% interval)",
+}
+"""What each estimate of `costfs select`'s JSON is: the same wording as its printed table."""
+
+
 def metric_definitions(metrics: list[str], classes: list[str]) -> dict[str, str]:
     """What each metric is for these classes: which class is positive for two (the larger
     label, or --positive-class), the averaging for more."""
@@ -157,6 +167,7 @@ def select(args) -> None:
                 n_trees=args.n_trees,
                 random_state=args.seed,
                 n_jobs=args.threads,
+                recommended=dict(zip(table["budget"], table["features"], strict=True)),
             ).set_index("budget")
     hyperparameter = load_method(args.method).hyperparameter
     constant = set(np.flatnonzero(np.nanmax(codes, axis=0) == np.nanmin(codes, axis=0)).tolist())
@@ -180,8 +191,15 @@ def select(args) -> None:
         }
         if assessment is not None:
             # JSON has no NaN: an undefined value (one split has no interval) is null.
+            held_out = assessment.loc[row.budget]
+            result["chosen_by_splits"] = int(held_out["same_set_splits"])
+            result["held_out_this_set"] = {
+                metric: _json_number(held_out[f"{metric}_same_set"]) for metric in metrics
+            }
             result["held_out"] = {
-                key: _json_number(value) for key, value in assessment.loc[row.budget].items()
+                key: _json_number(value)
+                for key, value in held_out.items()
+                if not key.startswith("same_set") and not key.endswith("_same_set")
             }
         results.append(result)
     definitions = metric_definitions(metrics, classes)
@@ -191,7 +209,7 @@ def select(args) -> None:
         "method": args.method,
         "classes": classes,
         "positive_class": classes[-1] if len(classes) == 2 else None,
-        **({"metrics": definitions} if assessment is not None else {}),
+        **({"metrics": definitions, "estimates": ESTIMATES} if assessment is not None else {}),
         "results": results,
     }
     # The result is shown before it is written: a path that cannot be written loses nothing.
@@ -267,7 +285,7 @@ def _selector(args, costs: FeatureCosts):
 
 
 def _shown(value: float | None, digits: int) -> str:
-    return "undefined" if value is None else f"{value:.{digits}f}"
+    return "undefined" if value is None or np.isnan(value) else f"{value:.{digits}f}"
 
 
 def _interval(held_out: dict, metric: str, digits: int = 3) -> str:
@@ -290,23 +308,41 @@ def metric_name(metric: str, classes: list[str]) -> str:
 
 def _report(results: list[dict], hyperparameter: str | None, classes: list[str]) -> str:
     """The selection of one budget in full; several budgets as a cost-accuracy table. With a
-    held-out assessment, its metrics with their intervals; else the refit's OOB error."""
+    held-out assessment, three labelled estimates (`ESTIMATES`): how many splits chose the
+    recommended set, its error on those splits, and the procedure's error with its interval;
+    else the refit's OOB error."""
     metrics = [
         key for key in results[0].get("held_out", {}) if f"{key}_low" in results[0]["held_out"]
     ]
     if len(results) == 1:
         (result,) = results
-        lines = [f"budget {result['budget']:g}: {len(result['features'])} features"]
+        lines = [
+            f"budget {result['budget']:g}: {len(result['features'])} features to buy (the "
+            "selection on all rows)"
+        ]
         lines += [f"  {name}" for name in result["features"]]
         lines.append(f"total cost {result['cost']:.4g}")
         if hyperparameter:
             lines.append(f"{hyperparameter} = {result[hyperparameter]:g}")
         if metrics:
-            held_out = result["held_out"]
+            held_out, chosen = result["held_out"], result["chosen_by_splits"]
+            splits = f"{held_out['n_splits']:.0f}"
             lines.append(
-                f"held-out estimate over {held_out['n_splits']:.0f} splits (the whole selection "
-                f"repeated on each; mean [95% interval]); {held_out['distinct_sets']:.0f} "
-                "distinct sets:"
+                f"this very set was chosen by {chosen} of {splits} held-out splits (they chose "
+                f"{held_out['distinct_sets']:.0f} distinct sets)"
+            )
+            if chosen:
+                own = result["held_out_this_set"]
+                lines.append(
+                    f"this set's held-out estimate, on the {chosen} splits that chose it (mean):"
+                )
+                lines += [
+                    f"  {metric_name(metric, classes)} {_shown(own[metric], 3)}"
+                    for metric in metrics
+                ]
+            lines.append(
+                f"the procedure's held-out estimate over {splits} splits (the whole selection "
+                "repeated on each, whichever set it chose; mean [95% interval]):"
             )
             lines += [
                 f"  {metric_name(metric, classes)} {_interval(held_out, metric)}"
@@ -319,16 +355,22 @@ def _report(results: list[dict], hyperparameter: str | None, classes: list[str])
             )
         return "\n".join(lines)
     header = ["budget", *([hyperparameter] if hyperparameter else []), "cost"]
-    header += [f"{metric_name(metric, classes)} [95% interval]" for metric in metrics] or [
-        "oob_mmce"
-    ]
-    lines = ["\t".join([*header, "features"])]
+    if metrics:
+        header += ["chosen by splits", f"this set's {metric_name('mmce', classes)} where chosen"]
+        header += [
+            f"procedure's {metric_name(metric, classes)} [95% interval]" for metric in metrics
+        ]
+    else:
+        header.append("oob_mmce")
+    lines = ["\t".join([*header, "features to buy"])]
     for result in results:
         cells = [f"{result['budget']:g}"]
         if hyperparameter:
             cells.append(f"{result[hyperparameter]:g}")
         cells.append(f"{result['cost']:.4g}")
         if metrics:
+            cells.append(f"{result['chosen_by_splits']} of {result['held_out']['n_splits']:.0f}")
+            cells.append(_shown(result["held_out_this_set"]["mmce"], 3))
             cells += [_interval(result["held_out"], metric) for metric in metrics]
         else:
             cells.append(_shown(result["oob_mmce"], 4))

@@ -3,7 +3,7 @@ tuning included) repeated on training splits, each selected set scored by a Rand
 on held-out rows, per budget; what `costfs select` reports and `costfs.cost_accuracy_curve`
 returns."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -106,10 +106,16 @@ def assess_selection(
     random_state: int = 0,
     n_jobs: int = 1,
     engine: str = "auto",
+    recommended: Mapping[float, Sequence[int]] | None = None,
 ) -> pd.DataFrame:
     """`cost_accuracy_curve` on checked data: `codes` (categorical columns at `categorical` as
     level codes), class codes `labels`, a splitter `cv`; `columns` names the columns for a
-    selector whose costs are keyed by name."""
+    selector whose costs are keyed by name.
+
+    With the set `recommended` at each budget (e.g. the selection on all rows), each budget's
+    row also says how many splits chose that very set (`same_set_splits`) and its mean held-out
+    metrics on those splits (`<metric>_same_set`, NaN where none did): the recommended set's
+    own error, beside the procedure's, whose splits may have chosen other sets."""
     from sklearn.base import clone
 
     check_metrics(metrics)
@@ -157,10 +163,14 @@ def assess_selection(
                     }
                 )
             shown.update(1)
-    return _per_budget(pd.DataFrame(rows), list(metrics))
+    return _per_budget(pd.DataFrame(rows), list(metrics), recommended)
 
 
-def _per_budget(per_split: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
+def _per_budget(
+    per_split: pd.DataFrame,
+    metrics: list[str],
+    recommended: Mapping[float, Sequence[int]] | None = None,
+) -> pd.DataFrame:
     rows = []
     for budget, runs in per_split.groupby("budget", sort=True):
         n_splits = len(runs)
@@ -177,5 +187,9 @@ def _per_budget(per_split: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
             se = replicate_se(values.std(), len(values), share) if len(values) > 1 else np.nan
             low, high = bounded_interval(values.mean(), se, len(values))
             row |= {metric: values.mean(), f"{metric}_low": low, f"{metric}_high": high}
+        if recommended is not None:
+            same = runs["features"].map(set) == set(recommended[budget])
+            row["same_set_splits"] = int(same.sum())
+            row |= {f"{metric}_same_set": runs.loc[same, metric].mean() for metric in metrics}
         rows.append(row)
     return pd.DataFrame(rows)

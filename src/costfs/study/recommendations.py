@@ -82,10 +82,11 @@ def recommendations(
     """One row per (problem, budget, method) at the method's main strategy (the chosen runs:
     tuned, or fixed without a hyperparameter): the features to buy (`consensus_set`, by name,
     `;`-separated) with how often the replicates selected each, the set's true cost, the
-    replicates' mean selected cost, the held-out test MMCE (mean and 95% t interval over the
-    replicates: the error of the method's selection, refit on each replicate's training
-    data), the selections' stability with its interval, each further test metric
-    (`test_auc`, ...) with its interval, and the budget's verdict."""
+    replicates' mean selected cost, the procedure's held-out test MMCE (mean and 95% t interval
+    over the replicates: the error of each replicate's own selection, refit on its training
+    data), how many replicates chose the recommended set itself and its mean test MMCE on
+    those replicates (NaN where none did), the selections' stability with its interval, each
+    further test metric (`test_auc`, ...) with its interval, and the budget's verdict."""
     intervals = {
         column: replicate_intervals(chosen, KEYS, column, bounds=UNIT).set_index(KEYS)
         for column in ["test_mmce", *further_metrics(chosen)]
@@ -96,6 +97,7 @@ def recommendations(
         problem_costs = costs[problem]
         selections = list(runs["features"])
         features, frequency = consensus_set(selections, problem_costs, budget)
+        same_set = np.array([set(selection) == set(features) for selection in selections])
         stability = nogueira_stability(selections, problem_costs.n_features)
         metrics = {}
         for column in further_metrics(runs):
@@ -111,12 +113,15 @@ def recommendations(
                 problem_costs.total(features),
                 runs["cost"].mean(),
                 *intervals["test_mmce"].loc[key, ["mean", "ci_low", "ci_high"]],
+                int(same_set.sum()),
+                runs["test_mmce"][same_set].mean() if same_set.any() else np.nan,
                 *stability,
                 metrics,
             )
         )
     columns = [*KEYS, "n_reps", "features", "frequencies", "n_features", "cost"]
     columns += ["mean_selected_cost", "test_mmce", "ci_low", "ci_high"]
+    columns += ["n_reps_with_set", "set_test_mmce"]
     columns += ["stability", "stability_low", "stability_high", "metrics"]
     table = pd.DataFrame(rows, columns=columns)
     table = pd.concat(

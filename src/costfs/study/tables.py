@@ -88,17 +88,19 @@ def _markdown_method_table(cells: pd.DataFrame, keys: list[str], headers: list[s
 def recommendation_table(recommendations: pd.DataFrame, digits: int = 3, shown: int = 10) -> str:
     """Markdown: per problem and budget, the methods not significantly worse than the lowest
     error (`costfs.study.recommendations`), lowest first: the features to buy with the share
-    of replicates that selected each (the first `shown`), their cost, the test MMCE with its
-    95% interval, the selections' stability and the verdict."""
+    of replicates that selected each (the first `shown`), their cost, how many replicates
+    chose that very set and its test MMCE on them, the procedure's test MMCE with its 95%
+    interval, the selections' stability and the verdict."""
     kept = recommendations[recommendations["verdict"] != "worse"]
     lines = []
     for problem, rows in kept.groupby("problem", sort=False):
         lines += [
             f"### {markdown_text(problem)}",
             "",
-            "| Budget | Method | Features to buy (share of replicates) | Cost | Test MMCE [95% CI]"
-            " | Stability [95% CI] | Verdict |",
-            "|---:|---|---|---:|---:|---:|---|",
+            "| Budget | Method | Features to buy (share of replicates) | Cost | Chosen by"
+            " | This set's MMCE where chosen | Procedure's MMCE [95% CI] | Stability [95% CI]"
+            " | Verdict |",
+            "|---:|---|---|---:|---:|---:|---:|---:|---|",
         ]
         for row in rows.itertuples(index=False):
             # An empty set reads back from the CSV as NaN.
@@ -111,8 +113,10 @@ def recommendation_table(recommendations: pd.DataFrame, digits: int = 3, shown: 
             if len(names) > shown:
                 bought += f", … (+{len(names) - shown})"
             method = f"**{row.method}**" if row.verdict == "best" else row.method
+            own = "–" if np.isnan(row.set_test_mmce) else f"{row.set_test_mmce:.{digits}f}"
             lines.append(
                 f"| {row.budget:g} | {method} | {bought or 'none'} | {row.cost:.4g} "
+                f"| {row.n_reps_with_set} of {row.n_reps} replicates | {own} "
                 f"| {_interval_text(row.test_mmce, row.ci_low, row.ci_high, digits)} "
                 f"| {_interval_text(row.stability, row.stability_low, row.stability_high, 2)} "
                 f"| {row.verdict} |"
