@@ -331,3 +331,21 @@ def test_names_from_the_data_show_as_text_in_the_results_page_never_as_markup(
     markdown = tables.recommendation_table(hostile)
     rows = [line for line in markdown.splitlines() if line.startswith("| 5 |")]
     assert rows and all(line.replace("\\|", "").count("|") == 10 for line in rows)
+
+
+def test_the_landing_answer_shows_the_lowest_error_per_budget_with_names_as_text(
+    recommendations, runs, summary
+):
+    hostile = recommendations.assign(
+        features=recommendations["features"].replace(HOSTILE, regex=True),
+        problem="<b>wdbc</b>",
+    )
+    page = figures.answer_files(runs, summary, {"recommendations": hostile})[""]
+    assert "<script>" not in page and "<b>wdbc" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; (100%)" in page
+    rows = re.findall(r"<tr><td>([\d.]+)</td>.*?<td>([a-z_0-9]+)</td><td>\d+ of \d+</td>", page)
+    budgets = sorted(hostile["budget"].unique())
+    assert [float(budget) for budget, _ in rows] == budgets
+    lowest = hostile.loc[hostile.groupby("budget")["test_mmce"].idxmin(), "method"]
+    assert [method for _, method in rows] == list(lowest)
+    assert page.count('src="data:image/png;base64,') == 1

@@ -140,6 +140,13 @@ def test_the_report_shows_its_landing_text_results_table_and_figure_in_a_browser
         landing = page.locator("body").inner_text()
         assert "clinic" in landing and "auc, sts" in landing
         assert "simulated settings" not in landing.lower()
+        # It opens on the answer: its heading in the window (not centred out of reach above
+        # it), the best method's row per budget, and the cost-error figure drawn.
+        answer = page.locator("h2", has_text="The answer: what to buy")
+        assert 0 <= answer.bounding_box()["y"] < 300
+        assert page.locator("td", has_text="of 3").first.is_visible()
+        landing_figure = page.locator("img[alt^='cost against error']")
+        assert landing_figure.evaluate("image => image.naturalWidth") > 500
         page.get_by_role("link", name="Results").click()
         page.locator("tr", has_text="results.html").locator("[iconname=eye]").click()
         results = page.frame_locator("iframe")

@@ -149,6 +149,7 @@ def test_figure_outputs_follow_the_problem_kinds_and_resolve():
             options["problems"] = ["wdbc"]
     assert [output.name for output in Study(real_only).figure_outputs()] == [
         "table",
+        "answer",
         "table_html",
         "cost_accuracy",
         "stability",

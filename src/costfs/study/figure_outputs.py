@@ -38,6 +38,8 @@ class FigureOutput:
 
 FIGURE_OUTPUTS = (
     FigureOutput("table", "results.md", "results_files", None),
+    # Not a result of its own: the report's landing page includes it.
+    FigureOutput("answer", "answer.html", "answer_files", None),
     FigureOutput(
         "table_html", "results.html", "results_html_files", "results_table", category="Results"
     ),

@@ -43,28 +43,108 @@ def real_comparison_files(runs, summary, inputs):
     return {f"{problem}.png": real_comparison_figure(summary, problem) for problem in problems}
 
 
+def _first_schedules(inputs) -> dict:
+    """Per problem, the model schedule of its first replicate (a schedule is one replicate's
+    curve), where the study keeps schedules."""
+    table = inputs.get("schedules")
+    if table is None:
+        return {}
+    first = table[table["rep"] == table["rep"].min()]
+    return {problem: rows for problem, rows in first.groupby("problem")}
+
+
 def cost_accuracy_files(runs, summary, inputs):
     recommendations = inputs["recommendations"]
-    # A schedule is one replicate's curve: the first replicate's is drawn per problem.
-    schedules = {}
-    table = inputs.get("schedules")
-    if table is not None:
-        first = table[table["rep"] == table["rep"].min()]
-        schedules = {problem: rows for problem, rows in first.groupby("problem")}
+    schedules = _first_schedules(inputs)
     return {
         f"{problem}.png": cost_accuracy_figure(recommendations, problem, schedules.get(problem))
         for problem in sorted(recommendations["problem"].unique())
     }
 
 
+ANSWER_FIGURES = 3
+"""The landing page draws the cost-error figure of at most this many problems (the first in
+the recommendations' order); the others are in the report's Figures."""
+
+
+def answer_files(runs, summary, inputs):
+    """The answer on the report's landing page (`workflow/report/workflow.rst` includes it):
+    per problem and budget, the method with the lowest procedure's error and what it buys,
+    then the cost-error figure of the first `ANSWER_FIGURES` problems. HTML, every name from
+    the data escaped."""
+    import base64
+    import html
+    import io
+
+    recommendations = inputs["recommendations"]
+    schedules = _first_schedules(inputs)
+    parts = [
+        # Snakemake's landing page centres its text vertically in a scrolling box: text taller
+        # than the window would start above its top, out of reach. Top-aligned, it opens on
+        # the answer.
+        "<style>div.h-screen.items-center.overflow-auto { align-items: flex-start; }</style>",
+        "<h2>The answer: what to buy</h2>",
+        "<p>Per budget, the method with the lowest procedure's error (its bold verdict: "
+        "significantly best) and the features it recommends, with the share of replicates that "
+        "selected each. Every method's row is under <b>Results</b>; the figures under "
+        "<b>Figures</b>.</p>",
+    ]
+    problems = list(dict.fromkeys(recommendations["problem"]))
+    for rank, problem in enumerate(problems):
+        rows = recommendations[recommendations["problem"] == problem]
+        parts.append(f"<h3>{html.escape(str(problem))}</h3>")
+        parts.append(
+            "<table><tr><th>Budget</th><th>Buy (share of replicates)</th><th>Cost</th>"
+            "<th>Method</th><th>Chosen by</th><th>Procedure's MMCE [95% CI]</th>"
+            "<th>Verdict</th></tr>"
+        )
+        for row in rows.groupby("budget", sort=True).head(1).sort_values("budget").itertuples():
+            names = row.features.split("; ") if isinstance(row.features, str) else []
+            shares = str(row.frequencies).split("; ")
+            bought = ", ".join(
+                f"{html.escape(name)} ({float(share):.0%})"
+                for name, share in zip(names, shares, strict=False)
+            )
+            verdict = f"<b>{row.verdict}</b>" if row.verdict == "best" else row.verdict
+            error = _interval_html(row.test_mmce, row.ci_low, row.ci_high)
+            parts.append(
+                f"<tr><td>{row.budget:g}</td><td>{bought or 'nothing'}</td>"
+                f"<td>{row.cost:.4g}</td><td>{html.escape(str(row.method))}</td>"
+                f"<td>{row.n_reps_with_set} of {row.n_reps}</td><td>{error}</td>"
+                f"<td>{verdict}</td></tr>"
+            )
+        parts.append("</table>")
+        if rank < ANSWER_FIGURES:
+            figure = cost_accuracy_figure(recommendations, problem, schedules.get(problem))
+            buffer = io.BytesIO()
+            figure.savefig(buffer, format="png", dpi=80)
+            encoded = base64.b64encode(buffer.getvalue()).decode()
+            parts.append(
+                f'<p><img alt="cost against error, {html.escape(str(problem))}" '
+                f'style="max-width: 100%" src="data:image/png;base64,{encoded}"></p>'
+            )
+    return {"": "\n".join(parts) + "\n"}
+
+
+def _interval_html(value: float, low: float, high: float) -> str:
+    if value != value:
+        return "–"
+    if low != low:
+        return f"{value:.3f}"
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
 RESULTS_INTRODUCTION = """\
 Per problem and budget, what each method recommends buying: the features that at least half of
 the replicates selected (most often selected first, while their cost fits the budget), with the
-share of replicates that selected each. The test MMCE is the method's error over the replicates
-(held-out data, mean and 95% interval). A method is **best** only where a paired test over the
-replicates (Holm-corrected) finds it better than every other; methods significantly worse than
-the lowest error are left out here (`recommendations.csv` has them all). Stability is Nogueira's
-index of the selections over the replicates: 1 = the same set every time, 0 = as random.
+share of replicates that selected each. **Chosen by** counts the replicates that chose that very
+set, and **This set's MMCE where chosen** is its held-out error on them; the **Procedure's MMCE**
+is the error of each replicate's own selection, whichever set it chose (held-out data, mean over
+all replicates and 95% interval): what the method gives on new data. A method is **best** only
+where a paired test over the replicates (Holm-corrected) finds it better than every other;
+methods significantly worse than the lowest error are left out here (`recommendations.csv` has
+them all). Stability is Nogueira's index of the selections over the replicates: 1 = the same
+set every time, 0 = as random.
 """
 
 
