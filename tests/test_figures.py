@@ -349,3 +349,15 @@ def test_the_landing_answer_shows_the_lowest_error_per_budget_with_names_as_text
     lowest = hostile.loc[hostile.groupby("budget")["test_mmce"].idxmin(), "method"]
     assert [method for _, method in rows] == list(lowest)
     assert page.count('src="data:image/png;base64,') == 1
+
+
+def test_each_step_of_the_cost_error_front_names_every_feature_it_adds_or_drops():
+    rows = pd.DataFrame(
+        {
+            "cost": [1.0, 2.0, 3.0],
+            "test_mmce": [0.3, 0.2, 0.1],
+            "features": ["a", "b; c; d; e", "a; b; c; d; e; f"],
+        }
+    )
+    front = plots._recommended_front(rows)
+    assert list(front["added"]) == ["+a", "+b, c, d, e; \N{MINUS SIGN}a", "+a, f"]

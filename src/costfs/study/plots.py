@@ -450,11 +450,18 @@ def real_comparison_figure(summary: pd.DataFrame, problem: str) -> Figure:
         raise ValueError(f"no summary rows for problem {problem!r}")
     budgets = sorted(rows["budget"].unique())
     n_labels = rows["label"].nunique()
+    # At most four budgets a row, all on one error scale, so that budgets compare by eye; each
+    # panel sorts its own methods, so the method axis is not shared.
+    n_rows = math.ceil(len(budgets) / 4)
+    n_columns = math.ceil(len(budgets) / n_rows)
     figure = Figure(
-        figsize=(max(3.6 * len(budgets) + 0.6, 5.0), 0.34 * n_labels + 1.6), layout="constrained"
+        figsize=(max(3.6 * n_columns + 0.6, 5.0), (0.34 * n_labels + 1.0) * n_rows + 0.6),
+        layout="constrained",
     )
-    axes = figure.subplots(1, len(budgets), squeeze=False)[0]
-    for ax, budget in zip(axes, budgets, strict=True):
+    axes = figure.subplots(n_rows, n_columns, squeeze=False, sharex=True).ravel()
+    for ax in axes[len(budgets) :]:
+        ax.set_visible(False)
+    for ax, budget in zip(axes, budgets, strict=False):
         in_budget = rows[rows["budget"] == budget].sort_values(["mmce_mean", "label"])
         for position, row in enumerate(in_budget.itertuples(index=False)):
             ax.errorbar(
@@ -471,10 +478,14 @@ def real_comparison_figure(summary: pd.DataFrame, problem: str) -> Figure:
         ax.set_yticks(range(len(in_budget)), in_budget["label"])
         ax.set_ylim(len(in_budget) - 0.5, -0.5)
         ax.set_title(f"$c_{{\\max}}$ = {budget:g}")
+        ax.tick_params(labelbottom=True)
         ax.set_xlabel("test MMCE (mean, 95% CI)")
         ax.grid(axis="y", visible=False)
     n_runs = int(rows["n_runs"].max())
-    figure.suptitle(f"{problem}: mean test MMCE per method over {n_runs} reps")
+    figure.suptitle(
+        f"{problem}: mean test MMCE per method over {n_runs} reps\n(one error scale for every "
+        "budget; each panel lists its methods best first)"
+    )
     return figure
 
 
@@ -594,8 +605,10 @@ def cost_accuracy_figure(
         raise ValueError(f"no recommendations for problem {problem!r}")
     methods = method_order(rows["method"].unique())
     fronts = {method: _recommended_front(rows[rows["method"] == method]) for method in methods}
-    n_columns = min(4, len(methods))
-    n_rows = math.ceil(len(methods) / n_columns)
+    # At most four panels a row, the rows filled evenly: five methods are 3 + 2, not 4 + 1
+    # beside three empty panels.
+    n_rows = math.ceil(len(methods) / 4)
+    n_columns = math.ceil(len(methods) / n_rows)
     figure = Figure(figsize=(3.8 * n_columns, 3.1 * n_rows + 0.8), layout="constrained")
     axes = figure.subplots(n_rows, n_columns, squeeze=False, sharex=True, sharey=True).ravel()
     for ax in axes[len(methods) :]:
@@ -653,8 +666,12 @@ def cost_accuracy_figure(
         ax.set_xlim(-0.03 * largest, largest * 1.05)
         # Room above the curves for the list of steps.
         ax.set_ylim(bottom, top + 0.6 * (top - bottom) + 0.01)
-    for ax in axes[(n_rows - 1) * n_columns :]:
-        ax.set_xlabel("cost of the features to buy")
+    # The lowest panel of each column carries the cost axis, also where the row below it ends
+    # early.
+    for column in range(n_columns):
+        lowest = axes[: len(methods)][column::n_columns][-1]
+        lowest.tick_params(labelbottom=True)
+        lowest.set_xlabel("cost of the features to buy")
     for ax in axes[::n_columns]:
         ax.set_ylabel("test MMCE")
     figure.suptitle(
@@ -665,21 +682,21 @@ def cost_accuracy_figure(
     return figure
 
 
-def _recommended_front(rows: pd.DataFrame, shown: int = 2) -> pd.DataFrame:
+def _recommended_front(rows: pd.DataFrame) -> pd.DataFrame:
     """A method's recommendations on the Pareto front of test MMCE against cost, by cost, with
-    `added`: the names of the features each step adds (the first `shown`, then how many
-    more)."""
+    `added`: every feature each step adds ("+a, b") and, where the sets are not nested, every
+    feature it drops ("−c")."""
     front = rows[on_pareto_front(rows["cost"], rows["test_mmce"])]
     front = front.sort_values(["cost", "test_mmce"], kind="stable")
-    labels, previous = [], set()
+    labels, previous = [], []
     for features in front["features"].fillna(""):
         names = [name for name in features.split("; ") if name]
         added = [name for name in names if name not in previous]
-        text = "+" + ", ".join(added[:shown]) if added else ""
-        if len(added) > shown:
-            text += f" (+{len(added) - shown})"
-        labels.append(text)
-        previous = set(names)
+        dropped = [name for name in previous if name not in names]
+        parts = ["+" + ", ".join(added)] if added else []
+        parts += ["\N{MINUS SIGN}" + ", ".join(dropped)] if dropped else []
+        labels.append("; ".join(parts))
+        previous = names
     return front.assign(added=labels)
 
 
