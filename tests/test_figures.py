@@ -361,3 +361,24 @@ def test_each_step_of_the_cost_error_front_names_every_feature_it_adds_or_drops(
     )
     front = plots._recommended_front(rows)
     assert list(front["added"]) == ["+a", "+b, c, d, e; \N{MINUS SIGN}a", "+a, f"]
+
+
+def test_the_results_page_lists_where_tuned_xi_did_worse_than_a_fixed_xi():
+    """The study at budget 20 where tuning (0.306) was worse than xi = 0 (0.292): a row; at
+    budget 5 tuning was best: none; a method without xi: none."""
+    rows = []
+    for budget, errors in ((5, (0.30, 0.31, 0.29)), (20, (0.292, 0.30, 0.306))):
+        for strategy, error in zip(("agnostic", "simple", "tuned"), errors, strict=True):
+            rows.append(("pima", budget, "sts", strategy, error))
+        rows.append(("pima", budget, "random_fill", "fixed", 0.5))
+    summary = pd.DataFrame(rows, columns=["problem", "budget", "method", "strategy", "mmce_mean"])
+    summary = summary.assign(
+        ci_low=summary["mmce_mean"] - 0.01, ci_high=summary["mmce_mean"] + 0.01
+    )
+    table = tables.tuning_table(summary)
+    lines = [line for line in table.splitlines() if line.startswith("| pima")]
+    assert lines == [
+        "| pima | 20 | sts | 0.306 [0.296, 0.316] | 0.292 [0.282, 0.302] | 0.300 [0.290, 0.310] |"
+    ]
+    better = summary[~((summary["budget"] == 20) & (summary["strategy"] == "tuned"))]
+    assert tables.tuning_table(better).startswith("Tuned ξ never")

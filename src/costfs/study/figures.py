@@ -18,7 +18,12 @@ from costfs.study.plots import (
     stability_figure,
     xi_curve_figure,
 )
-from costfs.study.tables import pareto_area_table, recommendation_table, results_table
+from costfs.study.tables import (
+    pareto_area_table,
+    recommendation_table,
+    results_table,
+    tuning_table,
+)
 
 
 def xi_curve_files(runs, summary, inputs):
@@ -158,6 +163,10 @@ def results_files(runs, summary, inputs):
         + recommendation_table(recommendations)
         + "\n## Mean test MMCE [95% CI]\n\nBold: significantly best at its budget.\n\n"
         + results_table(summary, best)
+        + "\n## Where tuning ξ gave a higher error than a fixed ξ (mean test MMCE [95% CI])\n\n"
+        + "Tuning picks ξ by the out-of-bag error of a refit on the training data; on held-out "
+        "data a fixed ξ can do better.\n\n"
+        + tuning_table(summary)
         + "\n## Area under the Pareto curve of test MMCE against cost (mean ± SE; lower is"
         " better)\n\n" + pareto_area_table(pareto_areas(runs))
     }

@@ -52,6 +52,44 @@ def results_table(summary: pd.DataFrame, best: pd.DataFrame | None = None, digit
     return _markdown_method_table(cells, ["problem", "budget"], ["Problem", "Budget"])
 
 
+INTERVAL = ("mmce_mean", "ci_low", "ci_high")
+
+
+def tuning_table(summary: pd.DataFrame, digits: int = 3) -> str:
+    """Markdown: where a method's tuned ξ has a higher mean test MMCE than one of its fixed ξ
+    (0 or 1) at the same budget, with all three and their 95% intervals; a sentence where it
+    never has."""
+    pivot = summary.pivot_table(
+        index=["problem", "budget", "method"],
+        columns="strategy",
+        values=list(INTERVAL),
+        observed=True,
+    )
+    if "tuned" not in pivot["mmce_mean"] or not {"agnostic", "simple"} & set(pivot["mmce_mean"]):
+        return "No method here tunes ξ beside a fixed ξ.\n"
+    means = pivot["mmce_mean"]
+    fixed = [strategy for strategy in ("agnostic", "simple") if strategy in means]
+    # Equal errors along different paths can differ in the last bit: a margin of 1e-12.
+    worse = means[means["tuned"] > means[fixed].min(axis=1) + 1e-12].dropna(subset=["tuned"])
+    if worse.empty:
+        return "Tuned ξ never has a higher mean test MMCE than a fixed ξ here.\n"
+    names = {"tuned": "Tuned ξ", "agnostic": "ξ = 0", "simple": "ξ = 1"}
+    header = ["Problem", "Budget", "Method", *(names[s] for s in ["tuned", *fixed])]
+    lines = ["| " + " | ".join(header) + " |", "|---|---:|---|" + "---:|" * (1 + len(fixed))]
+    for key in worse.index:
+        problem, budget, method = key
+        cells = [
+            _interval_text(*(pivot.loc[key, (column, strategy)] for column in INTERVAL), digits)
+            for strategy in ["tuned", *fixed]
+        ]
+        lines.append(
+            f"| {markdown_text(problem)} | {budget:g} | {markdown_text(method)} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def pareto_area_table(areas: pd.DataFrame, digits: int = 3) -> str:
     """Markdown: per problem, each method's mean AUP ± SE (tuned or fixed strategy)."""
     rows = areas[areas["strategy"].isin(MAIN_STRATEGIES)]
