@@ -399,3 +399,21 @@ def test_another_studys_results_are_refused_naming_their_config(tmp_path, change
             other.write_text(other.read_text().replace("seed: 1", "seed: 3"))
     with pytest.raises(DataError, match=f"holds the results of {study}, whose config or data"):
         claim_folder(other)
+
+
+def test_a_half_written_config_is_fingerprinted_without_a_traceback(tmp_path):
+    from costfs.cli.run_study import study_fingerprint
+
+    study = tmp_path / "study.yaml"
+    for text in ("real_data:\n  datasets:\n    mydata:\n", "- a list\n", "real_data: 3\n"):
+        study.write_text(text)
+        assert len(study_fingerprint(study)) == 64
+
+
+def test_combine_batches_refuses_to_write_into_one_of_its_batches(tmp_path):
+    from costfs.cli.batches import combine
+    from costfs.core.errors import DataError
+
+    batches = [tmp_path / "batch1", tmp_path / "batch2"]
+    with pytest.raises(DataError, match="is one of the batches"):
+        combine(batches, ["tuned"], tmp_path / "batch1")

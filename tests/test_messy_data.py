@@ -199,3 +199,49 @@ def test_init_study_carries_drop_and_the_dialect_into_a_config_the_study_accepts
     assert (dataset["drop"], dataset["sep"], dataset["decimal"]) == (["Id"], ";", ",")
     study = Study(with_defaults(config), working_directory=tmp_path)
     assert list(study.problems) == ["visits"]
+
+
+@pytest.mark.parametrize(
+    ("written", "arguments", "message"),
+    [
+        # Mac line ends (CR only): the header is still found, and so are decimal commas.
+        ("a;b;target\r1,5;2;0\r2,5;3;1\r3,5;1;0\r", [], None),
+        # A separator given: the decimal mark is still detected with it.
+        ("a;b;target\n1,5;2;0\n2,5;3;1\n3,5;1;0\n", ["--sep", ";"], None),
+        # A quoted header name holding a comma is not a comma separator.
+        ('"weight, kg";b;target\n1,5;2;0\n2,5;3;1\n3,5;1;0\n', [], None),
+        # Decimal commas the detection cannot see are named, not taken for categories.
+        ("a;b;target\n1,5;2;0\n2,5;3;1\n3,5;1;0\n", ["--decimal", "."], "decimal commas"),
+    ],
+)
+def test_decimal_commas_are_read_as_numbers_or_named(tmp_path, caplog, written, arguments, message):
+    data = tmp_path / "data.csv"
+    data.write_bytes(written.encode())
+    first = written.replace("\r", "\n").split("\n")[0].split(";")[0].strip('"')
+    (tmp_path / "costs.csv").write_text(f'feature,cost\n"{first}",1\nb,1\n')
+    out = tmp_path / "out.json"
+    common = [str(data), "--costs", str(tmp_path / "costs.csv"), "--splits", "0"]
+    code = cli.main(
+        ["select", *common, "--budget", "2", "--n-trees", "10", "--out", str(out), *arguments]
+    )
+    if message:
+        assert code == 2 and message in caplog.text
+    else:
+        assert code == 0, caplog.text
+        assert "decimal mark ','" in caplog.text
+
+
+def test_a_bz2_comma_csv_reads_as_before(tmp_path, european):
+    frame = european["frame"]
+    frame.to_csv(tmp_path / "plain.csv.bz2", index=False)
+    from costfs.cli.stages.realdata import read_table_file
+
+    pd.testing.assert_frame_equal(read_table_file(str(tmp_path / "plain.csv.bz2")), frame)
+
+
+def test_a_costs_row_for_a_dropped_column_is_named(european, caplog):
+    european["costs"].write_text("feature,cost\nId,0\nglucose,10\nbmi,1\n")
+    common = [str(european["data"]), "--costs", str(european["costs"]), "--splits", "0"]
+    assert cli.main(["select", *common, "--budget", "1", "--drop", "Id"]) == 2
+    assert "costs for ['Id'], which are not features of the data" in caplog.text
+    assert "--drop" in caplog.text

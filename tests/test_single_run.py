@@ -319,7 +319,11 @@ def test_init_study_quotes_names_from_the_data_and_keeps_them_out_of_comments(tm
         ({"feature": ["a", "b"], "cost": [1, "cheap"]}, None, "feature 'b' has cost 'cheap'"),
         ({"feature": ["a", "b"], "cost": [1, None]}, None, "feature 'b' has cost"),
         ({"feature": ["a"], "cost": [1]}, None, "no cost for the data's column(s) ['b']"),
-        ({"feature": ["a", "b", "z"], "cost": [1, 2, 3]}, None, "unknown features ['z']"),
+        (
+            {"feature": ["a", "b", "z"], "cost": [1, 2, 3]},
+            None,
+            "costs for ['z'], which are not features of the data",
+        ),
         (
             {"feature": ["a", "b"], "cost": [1, 2], "group": ["blood", None]},
             {"urine": 1.0},

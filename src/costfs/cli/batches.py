@@ -30,7 +30,9 @@ def read_provenance(batch: Path) -> dict:
     except FileNotFoundError:
         raise DataError(
             f"{path}: no provenance record, so nothing says which study the batch is of (a "
-            "batch of costfs before 0.5 has none: rerun it, which reuses its results)"
+            "batch run with costfs 0.4 or earlier has none: in the batch's folder, `costfs "
+            "run-study STUDY -- results/provenance.json --rerun-triggers mtime` writes it "
+            "without rerunning anything else)"
         ) from None
     except json.JSONDecodeError as error:
         raise DataError(f"{path}: not a provenance record ({error})") from None
@@ -84,6 +86,8 @@ def combine(
     from costfs.core.costs import FeatureCosts
     from costfs.study import aggregation
 
+    if any(out.resolve() == batch.resolve() for batch in batches):
+        raise DataError(f"--out {out}: is one of the batches; write the union to another folder")
     provenance = check_provenance(batches, allow_other_code) if check else None
     tables = [storage.read_table(batch / "runs.parquet") for batch in batches]
     # Batches may split the replicates, the methods, or both (e.g. the paper's methods at 50

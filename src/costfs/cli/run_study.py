@@ -61,15 +61,19 @@ def study_fingerprint(study: Path) -> str:
     file, by their paths in the config): equal for a study folder moved or copied whole."""
     import yaml
 
-    config = yaml.safe_load(study.read_text()) or {}
-    real = config.get("real_data") or {}
+    def mapping(value) -> dict:
+        # The config is not checked yet: a half-written one hashes as far as it goes.
+        return value if isinstance(value, dict) else {}
+
+    real = mapping(mapping(yaml.safe_load(study.read_text())).get("real_data"))
     data_dir = real.get("data_dir")
     inputs = []
-    for name, settings in sorted((real.get("datasets") or {}).items()):
+    for name, settings in sorted(mapping(real.get("datasets")).items(), key=str):
+        settings = mapping(settings)
         named = [settings.get("path"), settings.get("costs")]
         if data_dir:
             named += [f"{data_dir}/{name}.csv", f"{data_dir}/{name}.csv.gz"]
-        inputs += [path for path in named if path]
+        inputs += [str(path) for path in named if path]
     digest = hashlib.sha256(study.read_bytes())
     for path in inputs:
         file = study.parent / path

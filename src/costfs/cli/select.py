@@ -60,7 +60,7 @@ def read_problem(args) -> Problem:
         frame, args.target, args.positive_class, args.data, tuple(args.drop)
     )
     costs = realdata.costs_from_table(
-        read_table_file(args.costs), names, args.costs, dict(args.group_costs)
+        read_table_file(args.costs, data=False), names, args.costs, dict(args.group_costs)
     )
     for note in realdata.degenerate_columns(X, names):
         log.warning("%s: %s (kept as a feature)", args.data, note)

@@ -179,7 +179,7 @@ def _per_budget(
             "n_splits": n_splits,
             "cost": runs["cost"].mean(),
             "n_features": runs["features"].map(len).mean(),
-            "distinct_sets": runs["features"].nunique(),
+            "distinct_sets": runs["features"].map(frozenset).nunique(),
         }
         share = runs["held_out_share"].mean()
         for metric in metrics:

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from costfs.core.costs import NO_GROUP, FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, NO_GROUP, FeatureCosts
 
 MAX_BUDGETS = 8
 """At most this many suggested budgets (each adds a selection and evaluation per method)."""
@@ -17,7 +17,7 @@ def _rounded_up(value: float) -> float:
     if value <= 0:
         return value
     step = 10.0 ** (math.floor(math.log10(value)) - 3)
-    return float(f"{math.ceil(value / step - 1e-9) * step:.4g}")
+    return float(f"{math.ceil((value - BUDGET_TOLERANCE) / step) * step:.4g}")
 
 
 def budget_breakpoints(costs: FeatureCosts, names: Sequence[str]) -> list[tuple[float, str]]:
@@ -27,7 +27,8 @@ def budget_breakpoints(costs: FeatureCosts, names: Sequence[str]) -> list[tuple[
     whole; and each expensive feature (over three times the median item's price) alone, a
     group's member with its group's shared cost. At most `MAX_BUDGETS`: the groups' and the
     expensive features' first, then cumulative ones evenly. Where several sets cost the same,
-    the reason names them all."""
+    the reason names them all. Where nothing costs less than every feature together (one
+    priced feature), the cheapest item's price."""
     total = costs.total(np.arange(costs.n_features))
     items = []  # (price, label, is a group)
     for j in np.flatnonzero(costs.group == NO_GROUP):

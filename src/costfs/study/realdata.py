@@ -216,6 +216,12 @@ def costs_from_table(
     shared = _shared_costs_from_rows(table[shared_rows], source)
     table = table[~shared_rows]
     names = table["feature"].astype(str)
+    unknown = [name for name in names if name not in set(feature_names)]
+    if unknown:
+        raise DataError(
+            f"{source}: costs for {unknown[:5]}, which are not features of the data (a column "
+            "left out with --drop or drop: has no cost row; remove the row, or mistyped?)"
+        )
     uncosted = [name for name in feature_names if name not in set(names)]
     if uncosted:
         raise DataError(

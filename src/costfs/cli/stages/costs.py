@@ -20,7 +20,7 @@ def draw_costs(args) -> None:
         costs = FeatureCosts.ungrouped(storage.read_arrays(args.design)[f"costs_{args.cost_type}"])
     elif args.costs_file:
         names = [str(name) for name in storage.read_arrays(args.dataset)["feature_names"]]
-        table = read_table_file(args.costs_file)
+        table = read_table_file(args.costs_file, data=False)
         costs = realdata.costs_from_table(table, names, args.costs_file, args.group_costs)
     else:
         n_features = storage.read_arrays(args.dataset)["X"].shape[1]

@@ -21,7 +21,11 @@ def plot_figures(args) -> None:
     summary = storage.read_table(args.summary)
     inputs = {
         "recommendations": storage.read_csv(
-            args.recommendations, keep_default_na=False, na_values=[""]
+            args.recommendations,
+            keep_default_na=False,
+            na_values=[""],
+            # A set of one feature named "3" is a name, not a number.
+            dtype={"features": str, "frequencies": str},
         ),
         "real_data": {
             Path(path).parent.name: storage.read_arrays(path)["X"] for path in args.real_data

@@ -31,31 +31,56 @@ DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
 DECIMAL_POINT = re.compile(r"[+-]?\d*\.\d+")
 
 
-def csv_dialect(path: str) -> tuple[str, str]:
-    """The column separator and decimal mark of a CSV: a comma and a point unless its header
-    has no comma, then the separator `csv.Sniffer` finds among `SEPARATORS` and a decimal comma
-    where the first rows' numbers have one (and none a point), as in `1,5;2,25`."""
+def csv_dialect(path: str, sep: str | None = None) -> tuple[str, str]:
+    """The column separator and decimal mark of a CSV (plain or gzipped; other compressions
+    read as commas and points): `sep` where given, else a comma unless the header has none
+    outside quotes, then the separator `csv.Sniffer` finds among `SEPARATORS`; a decimal comma
+    where the separator is not a comma and the first rows' numbers have one and none a point,
+    as in `1,5;2,25`."""
+    if path.endswith((".bz2", ".xz", ".zip", ".zst", ".tar")):
+        return sep or ",", "."
     opened = gzip.open if path.endswith(".gz") else open
     try:
         with opened(path, "rt", newline="", errors="replace") as file:
             sample = file.read(1 << 16)
     except (OSError, EOFError) as error:
         raise DataError(f"{path}: cannot be read as a table ({error})") from None
-    header = sample.split("\n", 1)[0]
-    if "," in header or not any(separator in header for separator in SEPARATORS):
-        return ",", "."
-    try:
-        separator = csv.Sniffer().sniff(sample.rsplit("\n", 1)[0], SEPARATORS).delimiter
-    except csv.Error:
-        return ",", "."
-    cells = [
-        cell.strip().strip('"')
-        for line in sample.splitlines()[1:50]
-        for cell in line.split(separator)
-    ]
+    lines = sample.splitlines()
+    if sep is None:
+        header = re.sub(r'"[^"]*"', "", lines[0] if lines else "")
+        if "," in header or not any(separator in header for separator in SEPARATORS):
+            return ",", "."
+        try:
+            sep = csv.Sniffer().sniff("\n".join(lines[:50]), SEPARATORS).delimiter
+        except csv.Error:
+            return ",", "."
+    if sep == ",":
+        return sep, "."
+    cells = [cell.strip() for row in csv.reader(lines[1:200], delimiter=sep) for cell in row]
     comma = any(DECIMAL_COMMA.fullmatch(cell) for cell in cells)
     point = any(DECIMAL_POINT.fullmatch(cell) for cell in cells)
-    return separator, "," if comma and not point else "."
+    return sep, "," if comma and not point else "."
+
+
+def check_decimal_commas(frame: "pd.DataFrame", path: str) -> None:
+    """Raises `DataError` naming a text column whose every value is a number with a decimal
+    comma (`1,5`), which a decimal point reading took for levels of a category."""
+    from pandas.api.types import is_object_dtype, is_string_dtype
+
+    for column in frame.columns:
+        if not (is_object_dtype(frame[column]) or is_string_dtype(frame[column])):
+            continue
+        values = frame[column].dropna().astype(str).str.strip()
+        if (
+            len(values)
+            and values.str.fullmatch(r"[+-]?\d+(,\d+)?").all()
+            and values.str.contains(",").any()
+        ):
+            example = values[values.str.contains(",")].iloc[0]
+            raise DataError(
+                f"{path}: column {column!r} holds numbers with decimal commas (e.g. "
+                f"{example!r}), read as text; give --decimal , (a study: decimal: ',')"
+            )
 
 
 def read_table_file(
@@ -63,10 +88,13 @@ def read_table_file(
     missing_values: Sequence[str] = (),
     sep: str | None = None,
     decimal: str | None = None,
+    *,
+    data: bool = True,
 ) -> "pd.DataFrame":
     """A CSV (also gzipped) or Parquet file as a table; in a CSV, empty cells, pandas' usual
     marks (`NA`, `NaN`, `NULL`, `n/a`, ...) and the `missing_values` are missing values. A
-    CSV's `sep` and `decimal` mark are `csv_dialect`'s where not given."""
+    CSV's `sep` and `decimal` mark are `csv_dialect`'s where not given. `data=False` (a costs
+    file): errors do not point to the data's --sep and --decimal."""
     # Imported here: a split or a cost draw of its own needs no pandas, whose import takes
     # most of a job's start.
     import pandas as pd
@@ -80,7 +108,7 @@ def read_table_file(
             frame = pd.read_parquet(path)
             header = frame.columns
         else:
-            detected = csv_dialect(path) if sep is None or decimal is None else (sep, decimal)
+            detected = csv_dialect(path, sep) if sep is None or decimal is None else (sep, decimal)
             sep, decimal = sep or detected[0], decimal or detected[1]
             if (sep, decimal) != (",", "."):
                 log.info("%s: columns separated by %r, decimal mark %r", path, sep, decimal)
@@ -88,17 +116,21 @@ def read_table_file(
             # pandas renames a repeated name (`target` -> `target.1`): compare the raw header.
             header = pd.read_csv(path, header=None, nrows=1, dtype=str, sep=sep).iloc[0].tolist()
     except (ValueError, OSError, EOFError, pd.errors.ParserError) as error:
-        raise DataError(
-            f"{path}: cannot be read as a table ({error}); if its columns are not separated by "
-            "commas, give the separator with --sep (a study: sep) and a decimal comma with "
-            "--decimal , (decimal)"
-        ) from None
-    if frame.shape[1] == 1 and not path.endswith((".parquet", ".pq")):
+        hint = (
+            "; if its columns are not separated by commas, give the separator with --sep (a "
+            "study: sep) and a decimal comma with --decimal , (decimal)"
+            if data
+            else ""
+        )
+        raise DataError(f"{path}: cannot be read as a table ({error}){hint}") from None
+    if data and frame.shape[1] == 1 and not path.endswith((".parquet", ".pq")):
         raise DataError(
             f"{path}: reads as one column ({str(frame.columns[0])[:60]!r}) with the separator "
             f"{sep!r}; give the file's separator with --sep (a study: sep), e.g. --sep ';'"
         )
     check_unique_names(header, path)
+    if data and decimal == "." and not path.endswith((".parquet", ".pq")):
+        check_decimal_commas(frame, path)
     unnamed = [k + 1 for k, name in enumerate(header) if not isinstance(name, str) or not name]
     if unnamed:
         raise DataError(
