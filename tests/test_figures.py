@@ -315,15 +315,20 @@ def test_the_critical_difference_diagram_is_readable_and_keeps_its_text_on_the_c
 HOSTILE = {"feature_0": "<script>alert(1)</script>", "feature_1": "a|b", "feature_2": "=1+2*3_"}
 
 
-def test_names_from_the_data_show_as_text_in_the_results_page_never_as_markup(
-    recommendations, runs, summary
-):
-    """A feature named `<script>…` or `a|b` lands escaped in the Markdown and its HTML page:
-    no element of the data's making, no extra table cell."""
-    hostile = recommendations.assign(
+@pytest.fixture
+def hostile(recommendations) -> pd.DataFrame:
+    """The recommendations with features and a problem named as markup would be."""
+    return recommendations.assign(
         features=recommendations["features"].replace(HOSTILE, regex=True),
         problem="<b>wdbc</b>",
     )
+
+
+def test_names_from_the_data_show_as_text_in_the_results_page_never_as_markup(
+    hostile, runs, summary
+):
+    """A feature named `<script>…` or `a|b` lands escaped in the Markdown and its HTML page:
+    no element of the data's making, no extra table cell."""
     page = figures.results_html_files(runs, summary, {"recommendations": hostile})[""]
     assert "<script>" not in page and "<b>wdbc" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt; (100%)" in page
@@ -334,12 +339,8 @@ def test_names_from_the_data_show_as_text_in_the_results_page_never_as_markup(
 
 
 def test_the_landing_answer_shows_the_lowest_error_per_budget_with_names_as_text(
-    recommendations, runs, summary
+    hostile, runs, summary
 ):
-    hostile = recommendations.assign(
-        features=recommendations["features"].replace(HOSTILE, regex=True),
-        problem="<b>wdbc</b>",
-    )
     page = figures.answer_files(runs, summary, {"recommendations": hostile})[""]
     assert "<script>" not in page and "<b>wdbc" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt; (100%)" in page

@@ -161,10 +161,15 @@ def test_a_semicolon_csv_with_decimal_commas_and_an_id_reads_as_written(european
     np.testing.assert_array_equal(storage.read_arrays(loaded)["X"], expected)
 
 
-def test_an_identifier_column_is_flagged_with_the_option_to_drop_it(european, caplog):
+def select_with_an_id_cost(european, *arguments: str) -> int:
+    """`costfs select` on the export with a costs file that prices its Id column."""
     european["costs"].write_text("feature,cost\nId,0\nglucose,10\nbmi,1\n")
     common = [str(european["data"]), "--costs", str(european["costs"]), "--splits", "0"]
-    assert cli.main(["select", *common, "--budget", "1", "--n-trees", "20"]) == 0
+    return cli.main(["select", *common, "--budget", "1", "--n-trees", "20", *arguments])
+
+
+def test_an_identifier_column_is_flagged_with_the_option_to_drop_it(european, caplog):
+    assert select_with_an_id_cost(european) == 0
     assert "column 'Id' has a different whole number or label in every row" in caplog.text
     assert "--drop Id" in caplog.text
     assert "column 'glucose'" not in caplog.text  # distinct, but not whole numbers
@@ -240,8 +245,6 @@ def test_a_bz2_comma_csv_reads_as_before(tmp_path, european):
 
 
 def test_a_costs_row_for_a_dropped_column_is_named(european, caplog):
-    european["costs"].write_text("feature,cost\nId,0\nglucose,10\nbmi,1\n")
-    common = [str(european["data"]), "--costs", str(european["costs"]), "--splits", "0"]
-    assert cli.main(["select", *common, "--budget", "1", "--drop", "Id"]) == 2
+    assert select_with_an_id_cost(european, "--drop", "Id") == 2
     assert "costs for ['Id'], which are not features of the data" in caplog.text
     assert "--drop" in caplog.text
