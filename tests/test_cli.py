@@ -417,3 +417,28 @@ def test_combine_batches_refuses_to_write_into_one_of_its_batches(tmp_path):
     batches = [tmp_path / "batch1", tmp_path / "batch2"]
     with pytest.raises(DataError, match="is one of the batches"):
         combine(batches, ["tuned"], tmp_path / "batch1")
+
+
+@pytest.mark.parametrize(
+    ("labels", "source", "kept", "positive"),
+    [
+        (["healthy", "disease"] * 3, {}, ["disease", "healthy"], "healthy"),
+        (
+            ["healthy", "disease"] * 3,
+            {"positive_class": "disease"},
+            ["not disease", "disease"],
+            "disease",
+        ),
+        (["a", "b", "c"] * 2, {}, ["a", "b", "c"], "macro average over 3 classes"),
+    ],
+)
+def test_a_loaded_data_set_keeps_its_class_labels_for_the_metrics(
+    tmp_path, labels, source, kept, positive
+):
+    from costfs.study.realdata import positive_class_text
+
+    frame_with(target=labels).to_csv(tmp_path / "labelled.csv", index=False)
+    code, out = load(tmp_path, "labelled", source, tmp_path)
+    assert code == 0
+    stored = storage.read_arrays(out)["class_labels"].tolist()
+    assert stored == kept and positive_class_text(stored) == positive

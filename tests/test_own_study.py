@@ -85,6 +85,8 @@ def test_the_study_answers_which_features_to_buy_in_its_own_folder(study):
     ]
     assert sorted(table["budget"].unique()) == sorted(budgets)
     assert set(table["method"]) == {"auc", "sts"}
+    # wdbc's target is 0/1: the class-specific metrics are of class 1, and the table says so.
+    assert set(table["positive_class"].astype(str)) == {"1"}
     columns = set(pd.read_csv(study.parent / "inputs" / "clinic.csv", nrows=0).columns)
     bought = table.dropna(subset=["features"])
     assert len(bought) > 0

@@ -184,6 +184,13 @@ def class_labels(labels: "pd.Series", positive_class: object) -> list[str]:
     return [str(label) for label in np.unique(labels.to_numpy())]
 
 
+def positive_class_text(class_labels) -> str:
+    """Which class the class-specific metrics (AUC, sensitivity, specificity, Brier) are of:
+    two classes, the label of class 1; more, their macro average."""
+    labels = [str(label) for label in class_labels]
+    return labels[1] if len(labels) == 2 else f"macro average over {len(labels)} classes"
+
+
 COST_COLUMNS = ("feature", "cost", "group")
 
 

@@ -14,7 +14,7 @@ from costfs.cli import storage
 from costfs.cli.arguments import OUT, add_command, json_value, named_path
 from costfs.core.costs import FeatureCosts
 from costfs.methods import load_method
-from costfs.study import aggregation, findings, recommendations
+from costfs.study import aggregation, findings, realdata, recommendations
 
 log = logging.getLogger("costfs")
 
@@ -105,6 +105,12 @@ def recommend_features(args) -> None:
     chosen = findings.best_rows(aggregation.choose_strategies(runs, args.strategies))
     names, costs = _problem_names_and_costs(args.problem)
     table = recommendations.recommendations(chosen, names, costs)
+    # Simulated data (and data loaded before labels were kept) have the classes 0 and 1.
+    positive = {
+        problem: realdata.positive_class_text(data.get("class_labels", ["0", "1"]))
+        for problem, _, data, _ in _read_problems(args.problem)
+    }
+    table.insert(table.columns.get_loc("verdict"), "positive_class", table["problem"].map(positive))
     storage.write_csv(args.out, table)
     log.info("wrote %d recommendations", len(table))
 

@@ -170,7 +170,8 @@ def load_dataset(args) -> None:
     )
     for note in realdata.degenerate_columns(X, names):
         log.warning("%s: %s (kept as a feature)", origin, note)
-    arrays = {"X": X, "y": y, "feature_names": np.array(names)}
+    classes = realdata.class_labels(frame[source.target], source.positive_class)
+    arrays = {"X": X, "y": y, "feature_names": np.array(names), "class_labels": np.array(classes)}
     # Only a data set with categorical columns stores their positions: the others' files
     # stay as they were.
     storage.write_arrays(
