@@ -64,6 +64,8 @@ def tuning_table(summary: pd.DataFrame, digits: int = 3) -> str:
         columns="strategy",
         values=list(INTERVAL),
         observed=True,
+        # One replicate has no interval: its all-NaN bounds must stay as columns.
+        dropna=False,
     )
     if "tuned" not in pivot["mmce_mean"] or not {"agnostic", "simple"} & set(pivot["mmce_mean"]):
         return "No method here tunes ξ beside a fixed ξ.\n"
