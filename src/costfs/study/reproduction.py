@@ -467,6 +467,49 @@ def verdict_paragraphs_block(tables) -> str:
     return "\n\n".join(paragraphs)
 
 
+HEADLINE_GROUPS = (
+    ("reproduced", "Reproduced"),
+    ("not reproduced", "Not reproduced"),
+    ("inconclusive", "Open (inconclusive at the replicates run)"),
+)
+
+
+def _evidence(by_rule: dict) -> str:
+    """A claim's counts by the paper's rule (or its only statistic), and the paired test's
+    verdict where it differs."""
+    main = by_rule.get(RULES[0]) or next(iter(by_rule.values()))
+    text = f"{main.support} of {main.setups} for, {main.against} against"
+    if main.rule != RULES[0]:
+        text += f", by {main.rule}"
+    if not pd.isna(main.statistic):
+        text += f", holds in {main.statistic:.3f}"
+    paired = by_rule.get(RULES[1])
+    if paired is not None and paired.verdict != main.verdict:
+        text += f"; the paired test: {paired.verdict}"
+    return text
+
+
+def headline_block(tables) -> str:
+    """The page's opening: every claim on each group of problems, under its verdict by the
+    paper's rule (or its only statistic), one line each with its evidence."""
+    verdicts = tables["verdicts"]
+    verdicts = verdicts[verdicts["verdict"] != "not run"]
+    lines: dict[str, list[str]] = {verdict: [] for verdict, _ in HEADLINE_GROUPS}
+    for (finding, claim, problems), of in verdicts.groupby(
+        ["finding", "claim", "problems"], sort=False
+    ):
+        by_rule = {row.rule: row for row in of.itertuples()}
+        main = by_rule.get(RULES[0]) or next(iter(by_rule.values()))
+        lines[main.verdict].append(f"- §{finding} {claim}, on {problems}: {_evidence(by_rule)}")
+    n = verdicts["n_reps"].min()
+    out = []
+    for verdict, title in HEADLINE_GROUPS:
+        if lines[verdict]:
+            out += [f"**{title}** ({len(lines[verdict])} claims):", "", *lines[verdict], ""]
+    out.append(f"Each claim rests on at least n = {n} replicates; the table below has both rules.")
+    return "\n".join(out)
+
+
 def _verdict_cell(row) -> str:
     if row.verdict == "not run":
         return "not run"
@@ -627,6 +670,7 @@ def blocks(tables) -> dict[str, str]:
     ]
     return {
         "status": status_block(tables),
+        "headline": headline_block(tables),
         "verdict_paragraphs": verdict_paragraphs_block(tables),
         "verdicts": verdicts_block(tables),
         "compute": compute_block(tables),
