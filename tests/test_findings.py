@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 from costfs.core.costs import FeatureCosts
-from costfs.study.aggregation import choose_strategies
+from costfs.study.aggregation import HELD_OUT_SHARE, choose_strategies, held_out_shares
 from costfs.study.findings import (
     compare_methods,
     describe_problem,
@@ -278,3 +278,36 @@ def test_entry_ranks_count_a_data_set_with_several_cost_vectors_once():
     ranks = entry_ranks(pd.concat([runs, repetition], ignore_index=True))
     expected = entry_ranks(runs)
     pd.testing.assert_frame_equal(ranks, expected)
+
+
+def test_paired_findings_on_real_data_use_the_corrected_resampled_standard_error():
+    """The paired differences of a real data set's replicates (method differences, tuning
+    gains, tuned against the curve) and the entries' own intervals behind the paper's rule get
+    Nadeau & Bengio's sd * sqrt(1/n + n_test/n_train); a simulated setting keeps sd / sqrt(n)."""
+    runs = paper_runs()
+    runs = runs.assign(**{HELD_OUT_SHARE: held_out_shares(runs["kind"], 2 / 3)})
+    plain = method_differences(paper_runs()).set_index(["problem", "method", "versus_method"])
+    corrected = method_differences(runs).set_index(["problem", "method", "versus_method"])
+    auc_pfi = ("wdbc", "auc", "pfi")
+    factor = np.sqrt(1 + 3 * 0.5)  # sqrt(1/n + 0.5) / sqrt(1/n), n = 3
+    assert corrected.loc[auc_pfi, "se"] == pytest.approx(plain.loc[auc_pfi, "se"] * factor)
+    assert corrected.loc[auc_pfi, "p_value"] > plain.loc[auc_pfi, "p_value"]
+    on_c = ("C", "auc", "pfi")
+    assert corrected.loc[on_c, "se"] == plain.loc[on_c, "se"]
+    # auc at 0.215 against pfi's 0.24, 0.23, 0.24: pfi's own interval starts at 0.222 with
+    # sd / sqrt(n) (apart), at 0.214 corrected (overlapping)
+    closer = runs.assign(
+        test_mmce=runs["test_mmce"].where(
+            (runs["problem"] != "wdbc") | (runs["method"] != "auc"), runs["test_mmce"] + 0.035
+        )
+    )
+    for shares, separate in ((0.0, True), (0.5, False)):
+        table = method_differences(
+            closer.assign(**{HELD_OUT_SHARE: closer[HELD_OUT_SHARE] * 2 * shares})
+        )
+        row = table.set_index(["problem", "method", "versus_method"]).loc[auc_pfi]
+        assert bool(row["separate"]) is separate
+    gains = tuning_gains(runs, by=["problem", "budget"]).set_index(["problem", "method"])
+    plain_gains = tuning_gains(paper_runs(), by=["problem", "budget"])
+    plain_gains = plain_gains.set_index(["problem", "method"])
+    assert (gains.loc["wdbc", "se"] >= plain_gains.loc["wdbc", "se"]).all()

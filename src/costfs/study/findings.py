@@ -15,6 +15,7 @@ import pandas as pd
 from costfs.core.costs import FeatureCosts
 from costfs.study import comparisons
 from costfs.study.aggregation import (
+    HELD_OUT_SHARE,
     holm_adjusted,
     paired_p_values,
     replicate_intervals,
@@ -65,6 +66,12 @@ def problem_groups(rows: pd.DataFrame) -> pd.Series:
     )
 
 
+def _shares(rows: pd.DataFrame) -> list[str]:
+    """The held-out share column where `rows` have it: a paired frame built from them keeps it,
+    so that its intervals and tests on real data are Nadeau & Bengio's corrected ones."""
+    return [HELD_OUT_SHARE] if HELD_OUT_SHARE in rows else []
+
+
 def _separate(first: pd.DataFrame, second: pd.DataFrame, keys: list[str]) -> pd.Series:
     """The RF paper's rule, per `keys`: whether two entries' 95% intervals of their mean test
     MMCE over the replicates do not overlap. `first` and `second` hold one `error` per
@@ -103,7 +110,7 @@ def tuning_gains(chosen: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
         fixed = rows[rows["strategy"] == baseline].set_index(cells)
         if fixed.empty:
             continue
-        paired = fixed[["group"]].assign(
+        paired = fixed[["group", *_shares(fixed)]].assign(
             fixed=fixed["test_mmce"],
             tuned=tuned.reindex(fixed.index),
             gain=fixed["test_mmce"] - tuned.reindex(fixed.index),
@@ -111,7 +118,8 @@ def tuning_gains(chosen: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
         )
         paired = paired.dropna(subset=["gain"]).reset_index()
         keys = ["group", "method", "baseline", *by]
-        per_rep = paired.groupby(keys + ["rep"], observed=True)[["gain", "fixed", "tuned"]]
+        values = ["gain", "fixed", "tuned", *_shares(paired)]
+        per_rep = paired.groupby(keys + ["rep"], observed=True)[values]
         per_rep = per_rep.mean().reset_index()
         table = replicate_intervals(per_rep, keys, "gain")
         separate = _separate(
@@ -202,7 +210,7 @@ def tuned_against_curves(chosen: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFra
     at_best = xi_rows[np.isclose(xi_rows["hyperparameter_value"], xi_rows["best_xi"])]
     tuned = chosen[(chosen["strategy"] == "tuned") & chosen["method"].isin(curves["method"])]
     tuned = tuned.assign(group=problem_groups(tuned)).set_index(cells)
-    paired = tuned[["group", "kind"]].assign(
+    paired = tuned[["group", "kind", *_shares(tuned)]].assign(
         tuned=tuned["test_mmce"], error=at_best.set_index(cells)["test_mmce"]
     )
     paired = paired.dropna(subset=["error"]).reset_index()
@@ -248,16 +256,18 @@ def method_differences(chosen: pd.DataFrame) -> pd.DataFrame:
     for (method, strategy), (versus_method, versus_strategy) in pairs:
         first = by_entry.loc[(method, strategy)].set_index(cells)
         second = by_entry.loc[(versus_method, versus_strategy)].set_index(cells)["test_mmce"]
-        paired = first[["kind", "group"]].assign(difference=first["test_mmce"] - second)
+        paired = first[["kind", "group", *_shares(first)]].assign(
+            difference=first["test_mmce"] - second
+        )
         paired = paired.dropna(subset=["difference"]).reset_index()
         table = replicate_intervals(paired, ["group", "kind", "problem", "budget"], "difference")
         # Each entry's own interval over the replicates they share, for the paper's rule.
-        shared = paired.set_index(cells).index
+        shared = paired.set_index(cells)
         separate = _separate(
             *(
-                pd.DataFrame(
-                    {"error": errors.reindex(shared).to_numpy()}, index=shared
-                ).reset_index()
+                shared[_shares(shared)]
+                .assign(error=errors.reindex(shared.index).to_numpy())
+                .reset_index()
                 for errors in (first["test_mmce"], second)
             ),
             ["problem", "budget"],
