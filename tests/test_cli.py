@@ -442,3 +442,32 @@ def test_a_loaded_data_set_keeps_its_class_labels_for_the_metrics(
     assert code == 0
     stored = storage.read_arrays(out)["class_labels"].tolist()
     assert stored == kept and positive_class_text(stored) == positive
+
+
+def test_batches_with_and_without_the_held_out_share_are_not_joined(tmp_path):
+    """A batch of an older costfs has no held_out_share: joined to one that has, its real-data
+    runs would get no standard error. combine refuses, naming it; given the real data's
+    training fraction (the reproduction's assembly), it sets the share for all."""
+    from costfs.cli.batches import combine
+    from costfs.core.costs import FeatureCosts
+    from costfs.core.validation import DataError
+
+    runs = pd.DataFrame(
+        {"kind": "real", "problem": "wdbc", "rep": [1, 2], "method": "auc"}
+        | {"hyperparameter": "", "hyperparameter_value": np.nan, "budget": 1.0}
+        | {"test_mmce": [0.1, 0.2], "oob_mmce": 0.1, "cost": 1.0, "n_selected": 1}
+        | {"features": [[0], [0]], "dataset": "wdbc"}
+    )
+    old, new = tmp_path / "old", tmp_path / "new"
+    for folder, rows in ((old, runs[runs["rep"] == 1]), (new, runs[runs["rep"] == 2])):
+        (folder / "costs").mkdir(parents=True)
+        costs = FeatureCosts.ungrouped(np.ones(2)).to_arrays()
+        storage.write_arrays(folder / "costs" / "wdbc.npz", costs)
+        storage.write_table(folder / "runs.parquet", rows)
+    storage.write_table(new / "runs.parquet", runs[runs["rep"] == 2].assign(held_out_share=0.5))
+    with pytest.raises(DataError, match=f"{old}: runs without a held_out_share"):
+        combine([old, new], ["tuned"], tmp_path / "union", check=False)
+    assert not (tmp_path / "union").exists()
+    combine([old, new], ["tuned"], tmp_path / "union", check=False, train_fraction=2 / 3)
+    joined = storage.read_table(tmp_path / "union" / "runs.parquet")
+    assert list(joined["held_out_share"]) == pytest.approx([0.5, 0.5])

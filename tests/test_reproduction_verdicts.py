@@ -11,6 +11,7 @@ from costfs.study.verdicts import (
     _baseline_claims,
     _better_verdict,
     _cost_correlation_claims,
+    _dominance_claims,
     _entry_comparisons,
     _nearly_all_verdict,
     _neither_counts,
@@ -262,3 +263,29 @@ def test_a_rank_claim_counts_setups_and_resamples_data_sets_whole():
     # a cluster draw takes wdbc or ada whole: 2 of 3 or 1 of 3 setups hold; the claim holds of
     # the mean ranks only when wdbc is drawn twice (a quarter of the draws)
     assert abs(behind[9] - 0.25) < 0.03
+
+
+def test_each_entry_dominating_somewhere_fails_only_for_an_entry_never_best_by_its_mean():
+    """Two real setups, nothing significant: every non-baseline entry has the lowest mean in
+    one of them (inconclusive), or FS-1 is lowest in none (not reproduced)."""
+    paper = [*NON_BASELINES[:3], ("fs", "simple"), ("fs", "agnostic")]
+
+    def table(lowest_per_setup):
+        rows = []
+        for budget, lowest in enumerate(lowest_per_setup, start=1):
+            for i, first in enumerate(paper):
+                for second in paper[i + 1 :]:
+                    # entries of `lowest` tie with each other below the rest
+                    mean = 0.01 * ((second in lowest) - (first in lowest))
+                    rows.append(
+                        pair_rows(first, second, [mean], [False], [0.5], "real", "wdbc").assign(
+                            budget=budget
+                        )
+                    )
+        return {"method_differences": pd.concat(rows)}
+
+    auc, pfi, sts, fs1 = NON_BASELINES
+    everyone = table([{auc, pfi}, {sts, fs1}])
+    assert [row[4:8] for row in _dominance_claims(everyone)] == [[4, 0, 0, "inconclusive"]] * 2
+    no_fs1 = table([{auc, pfi}, {sts}])
+    assert [row[4:8] for row in _dominance_claims(no_fs1)] == [[4, 0, 1, "not reproduced"]] * 2

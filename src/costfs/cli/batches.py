@@ -78,9 +78,11 @@ def combine(
     *,
     check: bool = True,
     allow_other_code: bool = False,
+    train_fraction: float | None = None,
 ) -> None:
     """Joins `batches` into `out`; `check=False` skips the provenance check (for batches
-    recorded before there was one, whose study the caller vouches for)."""
+    recorded before there was one, whose study the caller vouches for). `train_fraction`, the
+    real data's, sets each run's held-out share (for batches run before runs carried it)."""
     import pandas as pd
 
     from costfs.core.costs import FeatureCosts
@@ -109,7 +111,14 @@ def combine(
                 raise DataError(
                     f"{batch}: the costs of {problem} differ from {batches[0]}'s: not one study"
                 )
-    runs = aggregation.combine_runs(tables)
+    with_share = [aggregation.HELD_OUT_SHARE in table for table in tables]
+    if train_fraction is None and any(with_share) and not all(with_share):
+        without = [str(batch) for batch, has in zip(batches, with_share, strict=True) if not has]
+        raise DataError(
+            f"{', '.join(without)}: runs without a {aggregation.HELD_OUT_SHARE} column (run "
+            "by an older costfs) cannot join runs with one: rerun them with this version"
+        )
+    runs = aggregation.combine_runs(tables, train_fraction)
     n_features = {
         problem: FeatureCosts.from_arrays(
             storage.read_arrays(batches[0] / "costs" / f"{problem}.npz")

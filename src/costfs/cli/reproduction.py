@@ -221,6 +221,12 @@ def strategies() -> list[str]:
     return yaml.safe_load(CONFIG.read_text())["strategies"]
 
 
+def train_fraction() -> float:
+    """The real data's training fraction: the batches' runs predate their held-out share, so
+    the assembly sets it (`aggregation.HELD_OUT_SHARE`)."""
+    return float(yaml.safe_load(CONFIG.read_text())["real_data"]["train_fraction"])
+
+
 def findings_tables(results: Path, design: dict | None, names) -> dict[str, pd.DataFrame]:
     """The findings tables `names` of a combined study (`combine_batches`) in `results`."""
     runs = storage.read_table(results / "runs.parquet")
@@ -264,7 +270,7 @@ def sensitivity(
         if not folders:
             continue
         out = workdir / f"sensitivity-{variant}"
-        combine(folders, strategies(), out / "union", check=False)
+        combine(folders, strategies(), out / "union", check=False, train_fraction=train_fraction())
         union = storage.read_table(out / "union" / "runs.parquet")
         reps = sorted(union["rep"].unique())
         costs = findings.stage_costs(
@@ -288,7 +294,13 @@ def sensitivity(
             others = restricted(
                 main_runs, main_costs, out / "others", ["C", "D"], reps, list(XI_METHODS)
             )
-            combine([others, variant_runs], strategies(), out / "with", check=False)
+            combine(
+                [others, variant_runs],
+                strategies(),
+                out / "with",
+                check=False,
+                train_fraction=train_fraction(),
+            )
             variant_runs = out / "with"
         baseline = restricted(main_runs, main_costs, out / "main", ["C", "D"], reps)
         tables = {}
@@ -337,7 +349,7 @@ def assemble(workdir: Path) -> None:
     results = workdir / "results"
     # The store's batches predate provenance records; batches.csv names each one's config and
     # commit instead, and the costs are compared byte for byte.
-    combine(main, strategies(), results, check=False)
+    combine(main, strategies(), results, check=False, train_fraction=train_fraction())
     design = simulation_design(workdir)
     names = [name for name in TABLES if name != "problems"]
     for name, table in findings_tables(results, design, names).items():
