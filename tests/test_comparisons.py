@@ -79,3 +79,38 @@ def test_the_bayesian_comparison_puts_a_clearly_better_method_below_the_other():
     assert row["p_lower"] > 0.9 and row["p_higher"] < 0.05
     np.testing.assert_allclose(row[["p_lower", "p_equivalent", "p_higher"]].sum(), 1.0)
     assert table.equals(comparisons.bayesian_comparisons(runs(better), ["a"]))  # seeded
+
+
+def test_the_reproductions_benchmark_counts_spambase_once_and_uses_a_relative_rope():
+    """Spambase's cost vectors are one block (their mean), each family names its entries, and
+    the Bayesian comparison judges MMCE relative to the setup's: a 3% difference on a data set
+    with errors near 0.01 is equivalent under the relative ROPE of 5%."""
+    from costfs.study.reproduction import BENCHMARK_ROPE, benchmark_entries
+
+    rows = []
+    problems = ["wdbc", "ada", "spambase_c1", "spambase_c2"]
+    for problem, scale in zip(problems, [0.01, 0.2, 0.1, 0.3], strict=True):
+        for method, strategy, factor in (
+            ("auc", "tuned", 1.0),
+            ("pfi", "tuned", 1.03),
+            ("sts", "tuned", 1.5),
+            ("fs", "agnostic", 2.0),
+            ("fs", "simple", 2.5),
+            ("fs", "tuned", 0.5),  # not a paper entry: left out
+            ("boruta", "fixed", 3.0),
+        ):
+            rows.append(("real", problem, 1, method, strategy, scale * factor))
+    per_setting = pd.DataFrame(
+        rows, columns=["kind", "problem", "budget", "method", "strategy", "mean"]
+    )
+    paper = benchmark_entries(per_setting, "paper")
+    assert sorted(paper["method"].unique()) == ["AUC", "FS-0", "FS-1", "STS", "pFI"]
+    assert set(paper["problem"]) == {"wdbc", "ada", "spambase"}
+    assert "boruta" in set(benchmark_entries(per_setting, "all")["method"])
+    (block,) = comparisons.level_blocks(paper, "mean").values()
+    assert block.loc["spambase", "AUC"] == pytest.approx(0.2)  # (0.1 + 0.3) / 2
+    relative = paper[paper["problem"] == "wdbc"].set_index("method")["relative"]
+    assert relative["pFI"] / relative["AUC"] == pytest.approx(1.03)
+    bayesian = comparisons.bayesian_comparisons(paper, ["AUC"], "relative", BENCHMARK_ROPE)
+    versus = bayesian.set_index("other")
+    assert versus.loc["pFI", "p_equivalent"] > 0.9 and versus.loc["FS-1", "p_lower"] > 0.5

@@ -38,14 +38,17 @@ from costfs.cli import storage
 from costfs.cli.batches import combine
 from costfs.cli.run_snakemake import run_checkout_workflow
 from costfs.core.errors import DataError
-from costfs.study import aggregation, findings
+from costfs.study import aggregation, comparisons, findings, plots
 from costfs.study.findings import PAPER_METHODS
 from costfs.study.method_docs import replace_block
 from costfs.study.reproduction import (
+    BENCHMARK_FAMILIES,
     COMMITTED,
     SENSITIVITY_NAMES,
     TABLES,
     XI_METHODS,
+    benchmark_entries,
+    benchmark_statistics,
     blocks,
     compute,
     counts,
@@ -59,6 +62,7 @@ TABLE_DIR = REPRODUCTION / "tables"
 BATCH_STORE = REPRODUCTION / "batches"
 SENSITIVITY_DIR = TABLE_DIR / "sensitivity"
 DOCUMENT = CHECKOUT / "docs" / "reproduction.md"
+CRITICAL_DIFFERENCE = CHECKOUT / "docs" / "reproduction-critical-difference.png"
 CONFIG = CHECKOUT / "config" / "reproduction.yaml"
 
 
@@ -340,6 +344,19 @@ def sensitivity(
     return pd.DataFrame(compute_rows, columns=columns)
 
 
+def benchmark(per_setting: pd.DataFrame) -> None:
+    """The benchmark statistics over the real data sets (`benchmark_statistics`) into
+    reproduction/tables/, and the paper's entries' critical-difference diagram beside the
+    page."""
+    for name, table in benchmark_statistics(per_setting).items():
+        table.to_csv(TABLE_DIR / f"{name}.csv", index=False, float_format="%.5g")
+    blocks_by_level = comparisons.level_blocks(benchmark_entries(per_setting, "paper"), "mean")
+    figure = plots.critical_difference_levels_figure(
+        blocks_by_level, BENCHMARK_FAMILIES["paper"].capitalize()
+    )
+    storage.write_figure(CRITICAL_DIFFERENCE, figure)
+
+
 def assemble(workdir: Path) -> None:
     """Computes the committed tables from the batch store (see the module's docstring)."""
     store = BatchStore(BATCH_STORE)
@@ -360,6 +377,7 @@ def assemble(workdir: Path) -> None:
     curves = pd.read_csv(TABLE_DIR / "xi_curves.csv")
     curves = curves[curves["method"].isin(XI_METHODS)]
     curves.to_csv(TABLE_DIR / "xi_curves.csv", index=False, float_format="%.5g")
+    benchmark(read_tables(["per_setting"])["per_setting"])
     counts(read_tables(TABLES)).to_csv(TABLE_DIR / "counts.csv", index=False)
     verdicts(read_tables(TABLES)).to_csv(TABLE_DIR / "verdicts.csv", index=False)
     sensitivity_runs = sensitivity(

@@ -69,13 +69,14 @@ def mean_ranks(block: pd.DataFrame) -> pd.Series:
     return block.rank(axis=1, method="average").mean()
 
 
-def friedman_tests(best: pd.DataFrame) -> pd.DataFrame:
+def friedman_tests(best: pd.DataFrame, value: str = "test_mmce") -> pd.DataFrame:
     """Per budget level: the Friedman test (chi-square and Iman-Davenport's F) of the methods'
-    ranks over the real problems, and Nemenyi's critical difference."""
+    ranks over the real problems (`level_blocks` of `value`), and Nemenyi's critical
+    difference."""
     from scipy import stats
 
     rows = []
-    for level, block in level_blocks(best).items():
+    for level, block in level_blocks(best, value).items():
         n_problems, n_methods = block.shape
         chi2, p_chi2 = stats.friedmanchisquare(*block.to_numpy().T)
         # Iman and Davenport's F, less conservative than the chi-square (Demsar 2006, eq. 2).
@@ -106,11 +107,11 @@ def nemenyi_p_values(block: pd.DataFrame) -> pd.DataFrame:
     return scikit_posthocs.posthoc_nemenyi_friedman(block.reset_index(drop=True))
 
 
-def nemenyi_tests(best: pd.DataFrame) -> pd.DataFrame:
+def nemenyi_tests(best: pd.DataFrame, value: str = "test_mmce") -> pd.DataFrame:
     """Per budget level and pair of methods: their mean ranks and Nemenyi's family-wise
     adjusted p-value; `significant` at `ALPHA` over the level's pairs."""
     rows = []
-    for level, block in level_blocks(best).items():
+    for level, block in level_blocks(best, value).items():
         ranks = mean_ranks(block)
         p_values = nemenyi_p_values(block)
         methods = list(block.columns)
@@ -134,21 +135,23 @@ def nemenyi_tests(best: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def bayesian_comparisons(best: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
+def bayesian_comparisons(
+    best: pd.DataFrame, methods: Sequence[str], value: str = "test_mmce", rope: float = ROPE
+) -> pd.DataFrame:
     """Per budget level, each of `methods` against every other method of the level: the
-    Bayesian signed-rank test's posterior probabilities that it has the lower MMCE by more
-    than `ROPE`, that the two are within `ROPE`, and that it has the higher."""
+    Bayesian signed-rank test's posterior probabilities that it has the lower `value` by more
+    than `rope`, that the two are within `rope`, and that it has the higher."""
     import baycomp
 
     rows = []
-    for level, block in level_blocks(best).items():
+    for level, block in level_blocks(best, value).items():
         for method in (m for m in methods if m in block.columns):
             for other in (m for m in block.columns if m != method):
                 # baycomp's "right": the second sample's values are the larger.
                 higher, equivalent, lower = baycomp.SignedRankTest.probs(
                     block[method].to_numpy(),
                     block[other].to_numpy(),
-                    rope=ROPE,
+                    rope=rope,
                     nsamples=POSTERIOR_SAMPLES,
                     random_state=POSTERIOR_SEED,
                 )
@@ -158,7 +161,7 @@ def bayesian_comparisons(best: pd.DataFrame, methods: Sequence[str]) -> pd.DataF
                         "method": method,
                         "other": other,
                         "n_problems": len(block),
-                        "rope": ROPE,
+                        "rope": rope,
                         "p_lower": lower,
                         "p_equivalent": equivalent,
                         "p_higher": higher,

@@ -559,28 +559,50 @@ def mean_rank_figure(summary: pd.DataFrame) -> Figure:
     return figure
 
 
+def _critical_difference_panel(ax, block: pd.DataFrame, title: str) -> None:
+    import scikit_posthocs
+
+    scikit_posthocs.critical_difference_diagram(
+        mean_ranks(block),
+        nemenyi_p_values(block),
+        alpha=ALPHA,
+        ax=ax,
+        color_palette={method: method_colour(method) for method in block.columns},
+    )
+    ax.set_title(title, fontsize="medium")
+
+
 @_styled
 def critical_difference_figure(block: pd.DataFrame, level: int) -> Figure:
     """Demsar's critical-difference diagram of one budget level: each method's mean rank over
     the real problems (`block`: problems x methods, mean test MMCE), methods joined by a bar
     where Nemenyi's test finds no difference at ALPHA (family-wise over the level's pairs)."""
-    import scikit_posthocs
-
-    ranks = mean_ranks(block)
-    figure = Figure(figsize=(7.5, 0.28 * len(ranks) + 1.9), layout="constrained")
-    ax = figure.subplots()
-    scikit_posthocs.critical_difference_diagram(
-        ranks,
-        nemenyi_p_values(block),
-        alpha=ALPHA,
-        ax=ax,
-        color_palette={method: method_colour(method) for method in ranks.index},
-    )
+    figure = Figure(figsize=(7.5, 0.28 * block.shape[1] + 1.9), layout="constrained")
     n_problems, n_methods = block.shape
-    ax.set_title(
+    _critical_difference_panel(
+        figure.subplots(),
+        block,
         f"Budget level {level}: mean rank over {n_problems} real problems (1 = best); a bar "
         f"joins methods\nNemenyi's test does not separate (α = {ALPHA:g}, family-wise "
         f"over {n_methods * (n_methods - 1) // 2} pairs)",
+    )
+    return figure
+
+
+@_styled
+def critical_difference_levels_figure(blocks: Mapping[int, pd.DataFrame], what: str) -> Figure:
+    """One critical-difference diagram per budget level (`blocks`: level -> data sets x
+    entries), stacked, for `what` the entries are."""
+    n_methods = max(block.shape[1] for block in blocks.values())
+    figure = Figure(figsize=(7.5, len(blocks) * (0.28 * n_methods + 1.3)), layout="constrained")
+    axes = np.atleast_1d(figure.subplots(len(blocks), 1))
+    for ax, (level, block) in zip(axes, sorted(blocks.items()), strict=True):
+        _critical_difference_panel(
+            ax, block, f"Budget level {level}: mean rank over {block.shape[0]} data sets"
+        )
+    figure.suptitle(
+        f"{what}: a bar joins entries Nemenyi's test does not separate\n(α = {ALPHA:g}, "
+        "family-wise per level); each level has its own rank scale",
         fontsize="medium",
     )
     return figure

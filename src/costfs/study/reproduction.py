@@ -9,6 +9,7 @@ so that every number of the document stands in a committed table.
 
 import pandas as pd
 
+from costfs.study import comparisons
 from costfs.study.findings import PAPER_ENTRIES, PAPER_METHODS, RECOMMENDED, entry_label
 from costfs.study.verdicts import ALPHA, ENTRY_NAMES, RULES, XI_METHODS, significant
 
@@ -25,10 +26,85 @@ TABLES = (
 )
 """The findings tables copied to reproduction/tables/ (`results/findings/<name>.csv`)."""
 
-COMMITTED = (*TABLES, "counts", "verdicts", "compute", "batches", "sensitivity", "refit_seeds")
-"""Every table under reproduction/tables/: the findings, the counts the prose cites, the verdicts
-(`costfs.study.verdicts`), and the measurement of common random numbers for the refits
-(`benchmarks/benchmark_refit_seeds.py`)."""
+BENCHMARK_TABLES = ("benchmark_friedman", "benchmark_nemenyi", "benchmark_bayesian")
+"""The statistics of a benchmark over data sets (Demšar 2006; Benavoli et al. 2017) on the real
+data sets, computed from `per_setting` (`benchmark_statistics`)."""
+
+COMMITTED = (
+    *TABLES,
+    *BENCHMARK_TABLES,
+    "counts",
+    "verdicts",
+    "compute",
+    "batches",
+    "sensitivity",
+    "refit_seeds",
+)
+"""Every table under reproduction/tables/: the findings, the benchmark statistics, the counts the
+prose cites, the verdicts (`costfs.study.verdicts`), and the measurement of common random
+numbers for the refits (`benchmarks/benchmark_refit_seeds.py`)."""
+
+BENCHMARK_ROPE = 0.05
+"""The Bayesian signed-rank test's region of practical equivalence, relative: two entries are
+equivalent on a data set when their mean MMCEs differ by less than 5% of the mean MMCE of the
+entries compared there. The real data sets' errors run from about 0.01 (authorship) to 0.2
+(ada): an absolute ROPE of 0.01 would call every difference on authorship equivalent and few
+on ada."""
+
+BENCHMARK_FAMILIES = {
+    "paper": "the paper's five entries",
+    "all": "the paper's five entries and every related method at its best strategy",
+}
+
+
+def benchmark_entries(per_setting: pd.DataFrame, family: str) -> pd.DataFrame:
+    """The real setups' mean test MMCE (`mean`) per entry, named in `method` (AUC, pFI, STS,
+    FS-0, FS-1; with family "all" also every related method at its best strategy, tuned or
+    else fixed), with `relative`: the mean over the setup's mean of the entries compared.
+    Spambase's cost vectors are one data set, `spambase` (`level_blocks` averages them), so
+    that each data set is one block of the benchmark."""
+    real = per_setting[per_setting["kind"] == "real"]
+    entries = {entry: ENTRY_NAMES[entry] for entry in PAPER_ENTRIES}
+    if family == "all":
+        best = real[real["strategy"].isin(["tuned", "fixed"]) & ~real["method"].isin(PAPER_METHODS)]
+        entries |= {(m, s): m for m, s in zip(best["method"], best["strategy"], strict=True)}
+    keys = list(zip(real["method"], real["strategy"], strict=True))
+    rows = real[[key in entries for key in keys]].copy()
+    rows["method"] = [entries[key] for key in zip(rows["method"], rows["strategy"], strict=True)]
+    setup = rows.groupby(["problem", "budget"])["mean"].transform("mean")
+    rows["relative"] = rows["mean"] / setup
+    rows["problem"] = rows["problem"].str.replace(r"^spambase_c\d+$", "spambase", regex=True)
+    return rows[["kind", "problem", "budget", "method", "mean", "relative"]]
+
+
+def benchmark_statistics(per_setting: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per family of entries and budget level, over the real data sets: the Friedman test with
+    Iman and Davenport's F, Nemenyi's pairwise tests, and the Bayesian signed-rank test of
+    each pair on MMCE relative to the setup's (`BENCHMARK_ROPE`); `BENCHMARK_TABLES`."""
+    tables: dict[str, list[pd.DataFrame]] = {name: [] for name in BENCHMARK_TABLES}
+    for family in BENCHMARK_FAMILIES:
+        rows = benchmark_entries(per_setting, family)
+        tables["benchmark_friedman"].append(
+            comparisons.friedman_tests(rows, "mean").assign(family=family)
+        )
+        tables["benchmark_nemenyi"].append(
+            comparisons.nemenyi_tests(rows, "mean").assign(family=family)
+        )
+        # the paper's entries against each other; every method against pFI and STS
+        methods = ["pFI", "STS"] if family == "all" else [ENTRY_NAMES[e] for e in PAPER_ENTRIES]
+        bayesian = comparisons.bayesian_comparisons(rows, methods, "relative", BENCHMARK_ROPE)
+        if family == "paper":
+            order = {name: k for k, name in enumerate(methods)}
+            bayesian = bayesian[bayesian["method"].map(order) < bayesian["other"].map(order)]
+        elif not bayesian.empty:
+            bayesian = bayesian[~((bayesian["method"] == "STS") & (bayesian["other"] == "pFI"))]
+        tables["benchmark_bayesian"].append(bayesian.assign(family=family))
+    out = {}
+    for name, parts in tables.items():
+        table = pd.concat(parts, ignore_index=True)
+        out[name] = table[["family", *(c for c in table.columns if c != "family")]]
+    return out
+
 
 SETTINGS = ("A", "B", "C", "D")
 PAIRS = (
@@ -312,6 +388,76 @@ def counts_block(table: pd.DataFrame, comparisons) -> str:
             rows.append([comparison, problems, *(str(v) for v in values.values())])
     counts_header = list(dict.fromkeys(table[table["comparison"].isin(comparisons)]["count"]))
     return _table(["comparison", "problems", *counts_header], rows)
+
+
+def benchmark_friedman_block(tables) -> str:
+    rows = [
+        [
+            BENCHMARK_FAMILIES[row.family],
+            str(row.budget_level),
+            str(row.n_problems),
+            str(row.n_methods),
+            f"{row.chi2:.2f}",
+            f"{row.p_chi2:.4f}",
+            f"{row.iman_davenport_f:.2f}",
+            f"{row.p_f:.4f}",
+            f"{row.critical_difference:.2f}",
+        ]
+        for row in tables["benchmark_friedman"].itertuples()
+    ]
+    header = ["entries", "budget level", "data sets", "entries compared", "χ²", "p"]
+    return _table(header + ["Iman–Davenport F", "p", "Nemenyi CD"], rows)
+
+
+def benchmark_ranks_block(tables, family: str) -> str:
+    """Per budget level: the entries by mean rank over the data sets, and the pairs Nemenyi's
+    test separates."""
+    nemenyi = tables["benchmark_nemenyi"]
+    rows = []
+    for level, of in nemenyi[nemenyi["family"] == family].groupby("budget_level"):
+        ranks = pd.concat(
+            [
+                of.set_index("method")["mean_rank"],
+                of.set_index("other")["other_mean_rank"],
+            ]
+        )
+        ranks = ranks[~ranks.index.duplicated()].sort_values(kind="stable")
+        separated = of[of["significant"]]
+        pairs = [
+            f"{a} / {b} (p = {p:.3f})"
+            for a, b, p in zip(
+                separated["method"], separated["other"], separated["p_nemenyi"], strict=True
+            )
+        ]
+        rows.append(
+            [
+                str(level),
+                ", ".join(f"{name} {rank:.2f}" for name, rank in ranks.items()),
+                "; ".join(pairs) or "none",
+            ]
+        )
+    return _table(["budget level", "entries by mean rank (1 = best)", "Nemenyi separates"], rows)
+
+
+def benchmark_bayesian_block(tables) -> str:
+    """The paper's entries pairwise: per budget level, the posterior probabilities that the
+    first has the lower MMCE, that the two are practically equivalent, and that the second
+    has."""
+    bayesian = tables["benchmark_bayesian"]
+    bayesian = bayesian[bayesian["family"] == "paper"]
+    levels = sorted(bayesian["budget_level"].unique())
+    rows = []
+    for (first, second), of in bayesian.groupby(["method", "other"], sort=False):
+        by_level = of.set_index("budget_level")
+        cells = [
+            f"{by_level.loc[level, 'p_lower']:.2f} / {by_level.loc[level, 'p_equivalent']:.2f}"
+            f" / {by_level.loc[level, 'p_higher']:.2f}"
+            if level in by_level.index
+            else "—"
+            for level in levels
+        ]
+        rows.append([f"{first} against {second}", *cells])
+    return _table(["pair", *(f"level {level}" for level in levels)], rows)
 
 
 def ranks_block(tables, ranking: str) -> str:
@@ -687,6 +833,10 @@ def blocks(tables) -> dict[str, str]:
         "mmce_real": mmce_block(tables, real),
         "differences_real": differences_block(tables, real),
         "ranks_paper": ranks_block(tables, "paper"),
+        "benchmark_friedman": benchmark_friedman_block(tables),
+        "benchmark_ranks_paper": benchmark_ranks_block(tables, "paper"),
+        "benchmark_ranks_all": benchmark_ranks_block(tables, "all"),
+        "benchmark_bayesian": benchmark_bayesian_block(tables),
         "ranks_all": ranks_block(tables, "all"),
         "related_work": related_block(tables),
         "selected_features": features_block(tables),
