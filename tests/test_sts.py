@@ -330,3 +330,28 @@ def test_an_exact_tie_reached_through_rounding_goes_to_the_cheaper_tree():
     )
     (path,) = paths_for(pack_ensemble([[0], [1]], votes), FIG1_Y, costs, [1.0], xi=1.0)
     assert path[0].tree == 1
+
+
+def test_a_budget_depth_bound_keeps_each_budget_to_trees_whose_features_could_fit():
+    """Costs 0.1 each (7 features): a tree of depth d splits on up to 2^d - 1 features, so a
+    budget of 0.25 allows depth 1 (one feature), 0.35 depth 2 (three), 0.7 depth 3 (seven). With
+    the bound, each budget's chosen trees are no deeper than that; without it (the default)
+    the selection is today's."""
+    from costfs.core.costs import FeatureCosts
+
+    costs = FeatureCosts.ungrouped(np.full(7, 0.1))
+    assert [sts.budget_depth(costs, b, [1, 2, 3]) for b in (0.05, 0.25, 0.35, 0.7)] == [1, 1, 2, 3]
+    assert sts.budget_depth(costs, 0.7, [1, 2]) == 2
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 7))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=200) > 0).astype(int)
+    prepared = base_ensemble(X, y, seed=1, depths=[1, 2, 3], trees_per_depth=40)
+    assert list(np.unique(prepared["tree_depths"], return_counts=True)[1]) == [7, 40, 40]
+    budgets = [0.25, 0.35, 0.7]
+    bounded = sts.selection_paths(prepared, y, costs, budgets, [1.0], "multiply", "budget")[0]
+    for path, limit in zip(bounded, [1, 2, 3], strict=True):
+        assert path and max(prepared["tree_depths"][step.tree] for step in path) <= limit
+    plain = sts.selection_paths(prepared, y, costs, budgets, [1.0], "multiply")[0]
+    assert max(prepared["tree_depths"][step.tree] for step in plain[0]) > 1
+    selector = small_selector("sts", feature_costs=costs.own, random_state=0, budget=0.25)
+    assert selector.set_params(depth_bound="budget").fit(X, y).get_support().sum() <= 2

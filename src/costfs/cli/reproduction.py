@@ -14,7 +14,8 @@ run there at once). When it finishes, its runs (without the feature names, which
 sets' columns give), timings and costs are added to the batch store reproduction/batches/
 (`BatchStore`). `--sensitivity` runs a variant of the study on settings C and D: `seed` with
 another study seed (new draws of mu, Sigma and costs), `fs-trees` forward selection with
-500-tree internal forests (the paper's size) instead of 100.
+500-tree internal forests (the paper's size) instead of 100, `sts-depth` STS with a base
+ensemble of depths 1-7 and each budget held to the depth its cheapest features allow.
 
 `assemble` computes the committed tables under reproduction/tables/ from the store: the union's
 findings tables, the counts, the verdicts (`costfs.study.verdicts`), and the sensitivity
@@ -156,18 +157,27 @@ the data set's columns, and are most of the table's bytes."""
 SENSITIVITY_SETTINGS = ["C", "D"]
 SECOND_SEED = 20240608
 FS_TREES = 500
+STS_DEPTHS = [1, 2, 3, 4, 5, 6, 7]
+"""The base ensemble of the `sts-depth` variant: deep enough for the largest budget of C and D
+(30: the 127 cheapest features cost less), each budget held to its `budget_depth`."""
+REPLACED_METHOD = {"fs-trees": "fs", "sts-depth": "sts"}
+"""The variants that rerun one paper method: compared with the main study's other methods."""
 
 
 def sensitivity_config(config: dict, sensitivity: str) -> dict:
     """The variant `sensitivity` of the study `config` on settings C and D only: "seed" draws
     the simulation anew from another study seed; "fs-trees" grows forward selection's internal
-    forests at the paper's 500 trees, forward selection alone."""
+    forests at the paper's 500 trees, forward selection alone; "sts-depth" runs STS alone with
+    a budget-dependent depth bound (`STS_DEPTHS`)."""
     config["simulation"]["settings"] = SENSITIVITY_SETTINGS
     config["real_data"]["datasets"] = {}
     if sensitivity == "seed":
         config["seed"] = SECOND_SEED
     elif sensitivity == "fs-trees":
         config["methods"] = {"fs": {**config["methods"]["fs"], "n_trees": FS_TREES}}
+    elif sensitivity == "sts-depth":
+        sts = {**config["methods"]["sts"], "depths": STS_DEPTHS, "depth_bound": "budget"}
+        config["methods"] = {"sts": sts}
     else:
         raise ValueError(f"unknown sensitivity variant {sensitivity!r}")
     return config
@@ -293,11 +303,10 @@ def sensitivity(
         ran_too = main_runs["method"].isin(union["method"].unique())
         n_run, reps = len(reps), sorted(set(reps) & set(main_runs.loc[ran_too, "rep"]))
         variant_runs = restricted(union, folders[0] / "costs", out / "variant", ["C", "D"], reps)
-        if variant == "fs-trees":
-            # The main study's other methods on the same replicates, its FS replaced.
-            others = restricted(
-                main_runs, main_costs, out / "others", ["C", "D"], reps, list(XI_METHODS)
-            )
+        if variant in REPLACED_METHOD:
+            # The main study's other methods on the same replicates, the variant's replaced.
+            kept = sorted(PAPER_METHODS - {REPLACED_METHOD[variant]})
+            others = restricted(main_runs, main_costs, out / "others", ["C", "D"], reps, kept)
             combine(
                 [others, variant_runs],
                 strategies(),
@@ -455,7 +464,7 @@ def parser() -> argparse.ArgumentParser:
     batch.add_argument("--first-rep", type=int, required=True)
     batch.add_argument("--n-rep", type=int, required=True)
     batch.add_argument("--workdir", type=Path, required=True)
-    batch.add_argument("--sensitivity", choices=["seed", "fs-trees"])
+    batch.add_argument("--sensitivity", choices=list(SENSITIVITY_NAMES))
     batch.add_argument("--cores", default="2")
     batch.add_argument("--config", type=Path, default=CONFIG)
     batch.add_argument(

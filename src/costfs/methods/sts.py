@@ -22,6 +22,7 @@ from costfs.methods._base import (
     XI,
     Parameter,
     Selection,
+    choice,
     integer,
     positive_integers,
 )
@@ -78,7 +79,7 @@ def base_ensemble(
     """
     X = np.asarray(X, dtype=float)
     n_features = X.shape[1]
-    tree_features, votes = [], []
+    tree_features, votes, tree_depths = [], [], []
     for depth in map(int, depths):
         if depth == 1:
             columns = [np.array([feature]) for feature in range(n_features)]
@@ -96,7 +97,11 @@ def base_ensemble(
         )
         tree_features += features
         votes.append(depth_votes)
-    return pack_ensemble(tree_features, np.vstack(votes))
+        tree_depths.append(np.full(len(features), depth, dtype=np.int8))
+    return {
+        **pack_ensemble(tree_features, np.vstack(votes)),
+        "tree_depths": np.concatenate(tree_depths),
+    }
 
 
 @dataclass(frozen=True)
@@ -227,10 +232,14 @@ class _PathState:
         )
 
 
-def _start(candidates: _Candidates, largest_budget: float) -> _PathState:
+def _start(
+    candidates: _Candidates, largest_budget: float, allowed: np.ndarray | None = None
+) -> _PathState:
     # A tree without features costs nothing (cost-free candidates leave the pool), and one
     # dearer than the budget can never fit.
     alive = candidates.feature_mask.any(axis=1)
+    if allowed is not None:
+        alive &= allowed
     alive &= candidates.own_cost <= largest_budget + BUDGET_TOLERANCE
     return _PathState(
         class_votes=np.zeros((candidates.n_rows, candidates.n_classes), dtype=np.int32),
@@ -291,14 +300,19 @@ def _add_tree(candidates: _Candidates, state: _PathState, tree: int) -> None:
 
 
 def _paths(
-    candidates: _Candidates, budgets: np.ndarray, xi: float, positive_delta: str
+    candidates: _Candidates,
+    budgets: np.ndarray,
+    xi: float,
+    positive_delta: str,
+    allowed: np.ndarray | None = None,
 ) -> list[list[Step]]:
-    """The selection path of every budget. Budgets share one path until they choose different
-    trees; then the path branches."""
+    """The selection path of every budget, from the trees `allowed` (all by default). Budgets
+    share one path until they choose different trees; then the path branches."""
     paths: list[list[Step]] = [[] for _ in budgets]
     if not paths:
         return paths
-    pending = [(_start(candidates, budgets.max()), np.argsort(budgets, kind="stable"))]
+    start = _start(candidates, budgets.max(), allowed)
+    pending = [(start, np.argsort(budgets, kind="stable"))]
     while pending:
         state, group = pending.pop()
         choices = _next_trees(candidates, state, budgets[group], xi, positive_delta)
@@ -319,6 +333,26 @@ def _single_threaded_blas():
     return threadpool_limits(limits=1, user_api="blas")
 
 
+DEPTH_BOUNDS = ("none", "budget")
+"""Which trees of the base ensemble a budget may choose: all ("none"), or those no deeper than
+`budget_depth` ("budget")."""
+
+
+def budget_depth(costs: FeatureCosts, budget: float, depths) -> int:
+    """The deepest of `depths` whose trees' features could all fit `budget`: a tree of depth d
+    splits on at most 2^d - 1 distinct features, so d is sensible while the 2^d - 1 cheapest
+    features (own costs) cost at most `budget`. The RF paper suggests an upper depth "set to
+    the maximum value for sensible combinations within the budget limit"; this makes it
+    precise. The shallowest depth when none fits."""
+    cheapest = np.cumsum(np.sort(costs.own))
+    fitting = [
+        depth
+        for depth in sorted(map(int, depths))
+        if cheapest[min(2**depth - 1, cheapest.size) - 1] <= budget + BUDGET_TOLERANCE
+    ]
+    return fitting[-1] if fitting else min(map(int, depths))
+
+
 def selection_paths(
     prepared: dict[str, np.ndarray],
     y: np.ndarray,
@@ -326,6 +360,7 @@ def selection_paths(
     budgets: list[float],
     grid: list[float],
     positive_delta: str,
+    depth_bound: str = "none",
 ) -> list[list[list[Step]]]:
     """The greedy forward tree selection (RF paper, section 2.1.2): `paths[i][j]` is the path
     for `grid[i]` (xi) and `budgets[j]`.
@@ -333,11 +368,29 @@ def selection_paths(
     Each step adds the candidate tree with the minimal BCR (Δ = change of the ensemble's OOB
     MMCE, Δc = cost of the tree's unpaid features) among those that fit the remaining budget,
     then drops the candidates that became cost-free; the path ends when no candidate fits.
+    With `depth_bound` "budget", a budget chooses among the trees no deeper than its
+    `budget_depth` only.
     """
     candidates = _Candidates(prepared, y, costs)
     budget_array = np.asarray(budgets, dtype=float)
+    groups = [(None, np.arange(budget_array.size))]
+    if depth_bound == "budget":
+        tree_depths = np.asarray(prepared["tree_depths"])
+        present = np.unique(tree_depths)
+        limits = np.array([budget_depth(candidates.costs, b, present) for b in budget_array])
+        groups = [
+            (tree_depths <= limit, np.flatnonzero(limits == limit)) for limit in np.unique(limits)
+        ]
+    paths = [[[] for _ in budget_array] for _ in grid]
     with _single_threaded_blas():
-        return [_paths(candidates, budget_array, float(xi), positive_delta) for xi in grid]
+        for allowed, members in groups:
+            for i, xi in enumerate(grid):
+                found = _paths(
+                    candidates, budget_array[members], float(xi), positive_delta, allowed
+                )
+                for index, path in zip(members, found, strict=True):
+                    paths[i][index] = path
+    return paths
 
 
 def path_features(path: list[Step]) -> np.ndarray:
@@ -352,9 +405,10 @@ def ensemble_selections(
     budgets: list[float],
     grid: list[float],
     positive_delta: str,
+    depth_bound: str = "none",
 ) -> list[dict]:
     """The selection of every (xi, budget) from a prepared tree ensemble: a `select`'s records."""
-    paths = selection_paths(prepared, y, costs, budgets, grid, positive_delta)
+    paths = selection_paths(prepared, y, costs, budgets, grid, positive_delta, depth_bound)
     return [
         {"value": xi, "budget": budget, "features": path_features(path)}
         for xi, xi_paths in zip(grid, paths, strict=True)
@@ -390,6 +444,14 @@ class ShallowTreeSelector(TreeEnsembleSelection, CostConstrainedSelector):
         ),
         Parameter("trees_per_depth", integer(), 500, "trees per depth d ≥ 2", stage="prepare"),
         POSITIVE_DELTA,
+        Parameter(
+            "depth_bound",
+            choice(*DEPTH_BOUNDS),
+            "none",
+            "which trees a budget may choose: all depths (`none`), or only those no deeper "
+            "than the deepest whose 2^d − 1 cheapest features fit the budget (`budget`, the "
+            "RF paper's suggested upper depth)",
+        ),
     )
     # Depth-limited trees on explicit bootstrap samples (`costfs.engine.trees`).
     engines = TREE_ENGINES
@@ -398,6 +460,13 @@ class ShallowTreeSelector(TreeEnsembleSelection, CostConstrainedSelector):
         "impurity (scikit-learn's rule, numba's trees too)"
     )
     colour = "#009E73"
+
+    def select(self, X, y, costs, budgets, grid, context, *, positive_delta, depth_bound):
+        return Selection(
+            ensemble_selections(
+                context.prepared, y, costs, budgets, grid, positive_delta, depth_bound
+            )
+        )
 
     def prepare(self, X, y, context, *, depths, trees_per_depth):
         return base_ensemble(

@@ -730,6 +730,7 @@ def compute(tables, sensitivity_runs: pd.DataFrame | None = None) -> pd.DataFram
 SENSITIVITY_NAMES = {
     "seed": "another study seed (new μ, Σ and costs)",
     "fs-trees": "forward selection's internal forests at 500 trees instead of 100",
+    "sts-depth": "STS with depths 1-7, each budget held to the depth its cheapest features allow",
 }
 
 
