@@ -39,6 +39,7 @@ COMMITTED = (
     "batches",
     "sensitivity",
     "refit_seeds",
+    "msb_protocol_summary",
 )
 """Every table under reproduction/tables/: the findings, the benchmark statistics, the counts the
 prose cites, the verdicts (`costfs.study.verdicts`), and the measurement of common random
@@ -460,6 +461,26 @@ def benchmark_bayesian_block(tables) -> str:
     return _table(["pair", *(f"level {level}" for level in levels)], rows)
 
 
+def msb_protocol_block(tables) -> str:
+    """msB's schedule against the budgeted L1 logistic regression under msB's protocol
+    (`benchmarks/msb_protocol.py`): mean AUP with its interval, and the difference."""
+    labels = {
+        "msb": "msB's model schedule",
+        "l1_logistic": "budgeted L1 logistic regression",
+        "msb minus l1_logistic": "msB minus L1 logistic",
+    }
+    rows = [
+        [
+            labels[row.quantity],
+            str(row.n_runs),
+            _mean_with_interval(row._asdict()),
+            str(row.runs_msb_better),
+        ]
+        for row in tables["msb_protocol_summary"].itertuples()
+    ]
+    return _table(["spambase, AUP", "runs", "mean [95% interval]", "runs msB is higher"], rows)
+
+
 def ranks_block(tables, ranking: str) -> str:
     ranks = tables["ranks"]
     ranks = ranks[ranks["ranking"] == ranking]
@@ -653,7 +674,35 @@ def headline_block(tables) -> str:
         if lines[verdict]:
             out += [f"**{title}** ({len(lines[verdict])} claims):", "", *lines[verdict], ""]
     out.append(f"Each claim rests on at least n = {n} replicates; the table below has both rules.")
-    return "\n".join(out)
+    return "\n".join(out + _sensitivity_headline(tables))
+
+
+def _sensitivity_headline(tables) -> list[str]:
+    """The sensitivity analyses in a line each (how many verdicts on C and D change), and the
+    open question of the `sts-depth` variant: does STS with a budget-dependent depth then beat
+    pFI on C and D (its verdict by the paper's rule, against the main study's)?"""
+    sensitivity = tables["sensitivity"]
+    if sensitivity.empty:
+        return []
+    lines = ["", "**Sensitivity** (settings C and D, judged again on the same replicates):", ""]
+    for variant, of in sensitivity.groupby("variant", sort=False):
+        line = (
+            f"- {SENSITIVITY_NAMES[variant]}, n = {of['n_reps'].iloc[0]}: "
+            f"{int(of['changed'].sum())} of {len(of)} verdicts change"
+        )
+        if variant == "sts-depth":
+            claim = of[
+                (of["claim"] == "STS significantly outperforms pFI in most situations")
+                & (of["rule"] == RULES[0])
+            ]
+            if len(claim):
+                row = claim.iloc[0]
+                line += (
+                    f"; STS significantly outperforms pFI in most situations: "
+                    f"**{row.variant_verdict}** (with today's depths 1-3: {row.main_verdict})"
+                )
+        lines.append(line)
+    return lines
 
 
 def _verdict_cell(row) -> str:
@@ -840,5 +889,6 @@ def blocks(tables) -> dict[str, str]:
         "benchmark_bayesian": benchmark_bayesian_block(tables),
         "ranks_all": ranks_block(tables, "all"),
         "related_work": related_block(tables),
+        "msb_protocol": msb_protocol_block(tables),
         "selected_features": features_block(tables),
     }
