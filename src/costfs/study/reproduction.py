@@ -580,6 +580,11 @@ FINDING_TITLES = {
 }
 
 
+def _primary(by_rule: dict):
+    """A claim's row under the paper's rule, or under its only statistic."""
+    return by_rule.get(RULES[0]) or next(iter(by_rule.values()))
+
+
 def _verdict_phrase(by_rule: dict) -> str:
     """A claim's verdicts on some problems: under both rules, or under its only statistic."""
     if set(by_rule) != set(RULES):
@@ -607,7 +612,7 @@ def verdict_paragraphs_block(tables) -> str:
             places: dict[str, list[str]] = {}
             for problems, of in of_claim.groupby("problems", sort=False):
                 by_rule = {row.rule: row for row in of.itertuples()}
-                main = by_rule.get(RULES[0]) or next(iter(by_rule.values()))
+                main = _primary(by_rule)
                 primary.append(main.verdict)
                 places.setdefault(_verdict_phrase(by_rule), []).append(problems)
             parts = [f"{phrase} on {'; '.join(where)}" for phrase, where in places.items()]
@@ -644,7 +649,7 @@ HEADLINE_GROUPS = (
 def _evidence(by_rule: dict) -> str:
     """A claim's counts by the paper's rule (or its only statistic), and the paired test's
     verdict where it differs."""
-    main = by_rule.get(RULES[0]) or next(iter(by_rule.values()))
+    main = _primary(by_rule)
     text = f"{main.support} of {main.setups} for, {main.against} against"
     if main.rule != RULES[0]:
         text += f", by {main.rule}"
@@ -666,7 +671,7 @@ def headline_block(tables) -> str:
         ["finding", "claim", "problems"], sort=False
     ):
         by_rule = {row.rule: row for row in of.itertuples()}
-        main = by_rule.get(RULES[0]) or next(iter(by_rule.values()))
+        main = _primary(by_rule)
         lines[main.verdict].append(f"- §{finding} {claim}, on {problems}: {_evidence(by_rule)}")
     n = verdicts["n_reps"].min()
     out = []
@@ -699,7 +704,8 @@ def _sensitivity_headline(tables) -> list[str]:
                 row = claim.iloc[0]
                 line += (
                     f"; STS significantly outperforms pFI in most situations: "
-                    f"**{row.variant_verdict}** (with today's depths 1-3: {row.main_verdict})"
+                    f"**{row.variant_verdict}** (with the main study's depths 1-3: "
+                    f"{row.main_verdict})"
                 )
         lines.append(line)
     return lines
