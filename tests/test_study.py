@@ -56,7 +56,10 @@ def test_grids_and_parameters_come_from_the_declarations():
     assert own.method_grid("auc") == [0, 1, 2]
     # the prepare job gets the preparation parameters only, the select job the others
     assert study.method_parameters("sts", "prepare") == {"depths": [1, 2, 3], "trees_per_depth": 30}
-    assert study.method_parameters("sts", "select") == {"positive_delta": "multiply"}
+    assert study.method_parameters("sts", "select") == {
+        "positive_delta": "multiply",
+        "depth_bound": "none",
+    }
     assert set(study.method_parameters("featboost", "prepare")) == {
         "n_estimators",
         "max_depth",
