@@ -8,9 +8,9 @@ drawn from U[1, 100]. msB builds its full model schedule on the training rows (i
 scored by OOB error, `costfs.methods.msb.model_schedule`) and each schedule model is refit on
 them and scored on the test rows. The baseline fits the L1 logistic regression along its
 regularisation path on the training rows; its schedule is the models no cheaper model beats on
-the validation rows, each scored by its own test accuracy. A method's AUP is 1 minus
-`costfs.study.aggregation.area_under_pareto_curve` of its schedule's test errors, over costs
-from 0 to the full model's.
+the validation rows, each scored by its own test accuracy. A method's AUP is
+`costfs.area_under_pareto` of its schedule's test accuracies, over costs from 0 to the full
+model's.
 
 The runs re-split one data set, so their training sets overlap: the interval of the mean
 difference uses the corrected resampled standard error (n_test / n_train = 1/3).
@@ -27,13 +27,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from costfs import area_under_pareto
 from costfs.cli import storage
 from costfs.core.costs import FeatureCosts
 from costfs.core.seeds import derive_seed
 from costfs.engine.trees import RefitForests
 from costfs.methods._l1 import l1_logistic, smallest_c
 from costfs.methods.msb import L1_PATH_DECADES, cost_free_parts, model_schedule
-from costfs.study.aggregation import area_under_pareto_curve, replicate_se, t_interval
+from costfs.study.aggregation import replicate_se, t_interval
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "spambase.csv.gz"
 SPLIT = (0.6, 0.2, 0.2)
@@ -53,7 +54,8 @@ def aup(costs: FeatureCosts, models: list[tuple[int, ...]], test_errors: list[fl
     model's."""
     model_costs = [costs.total(model) for model in models]
     full = costs.total(tuple(range(costs.n_features)))
-    return 1.0 - area_under_pareto_curve(model_costs, test_errors, max_cost=full)
+    accuracies = [1.0 - error for error in test_errors]
+    return area_under_pareto(model_costs, accuracies, full_cost=full)
 
 
 def msb_schedule(X, y, costs, seed, train, test, n_jobs):

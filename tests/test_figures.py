@@ -8,6 +8,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from costfs.core.costs import FeatureCosts
+from costfs.core.pareto import area_under_pareto
 from costfs.methods import method_names
 from costfs.study import aggregation, figures, plots, tables
 from costfs.study.aggregation import choose_strategies, summarise
@@ -187,32 +188,6 @@ def test_constant_columns_are_left_out_of_the_correlations():
     assert correlations["correlation"].iloc[0] == pytest.approx(np.corrcoef(X[:, 0], X[:, 1])[0, 1])
 
 
-def test_area_under_a_known_staircase():
-    # Best error affordable: 1 on [0, 1), 0.4 on [1, 2), 0.3 on [2, 4), 0.2 on [4, 5]; the point
-    # (3, 0.35) is dominated by (2, 0.3) and the point at cost 6 lies beyond max_cost.
-    costs = [2.0, 1.0, 4.0, 3.0, 6.0]
-    errors = [0.3, 0.4, 0.2, 0.35, 0.0]
-    area = aggregation.area_under_pareto_curve(costs, errors, max_cost=5.0)
-    assert area == pytest.approx((1 * 1.0 + 1 * 0.4 + 2 * 0.3 + 1 * 0.2) / 5)
-
-
-def test_area_defaults_to_the_largest_cost_and_is_one_minus_the_accuracy_area():
-    area = aggregation.area_under_pareto_curve([1.0, 2.0], [0.5, 0.25])
-    assert area == pytest.approx((1 * 1.0 + 1 * 0.5) / 2)
-    accuracy_area = (1 * 0.0 + 1 * 0.5) / 2
-    assert area == pytest.approx(1 - accuracy_area)
-
-
-def test_area_needs_a_positive_cost_range():
-    with pytest.raises(ValueError, match="max_cost"):
-        aggregation.area_under_pareto_curve([0.0], [0.5])
-
-
-def test_pareto_front_keeps_only_strict_improvements():
-    front = aggregation.pareto_front([3, 1, 2, 2, 5], [0.2, 0.4, 0.4, 0.3, 0.2])
-    assert front.to_dict("list") == {"cost": [1.0, 2.0, 3.0], "error": [0.4, 0.3, 0.2]}
-
-
 def test_pareto_areas_per_problem_method_and_strategy(runs):
     areas = aggregation.pareto_areas(runs)
     keys = ["kind", "problem", "method", "strategy"]
@@ -223,7 +198,7 @@ def test_pareto_areas_per_problem_method_and_strategy(runs):
     # boruta has one set per (rep, budget): its staircase per rep runs through all budgets.
     boruta = runs[(runs["problem"] == "A") & (runs["method"] == "boruta")]
     per_rep = [
-        aggregation.area_under_pareto_curve(run["cost"], run["test_mmce"], max_cost=max(BUDGETS))
+        area_under_pareto(run["cost"], run["test_mmce"], kind="error", reference_cost=max(BUDGETS))
         for _, run in boruta.groupby("rep")
     ]
     row = areas[(areas["problem"] == "A") & (areas["method"] == "boruta")].iloc[0]

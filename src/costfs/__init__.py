@@ -4,7 +4,8 @@ Every method file under `costfs/methods/` holds one class, a scikit-learn select
 here by its name (`costfs.AUCFilter`, `costfs.ShallowTreeSelector`, ...). They are imported on
 first use: a method's class is a scikit-learn estimator, and the workflow's light jobs (data,
 costs) start without loading scikit-learn. `costfs.cost_accuracy_curve` scores a selector's
-choice at each budget on held-out data (`costfs.study.assessment`).
+choice at each budget on held-out data (`costfs.study.assessment`); `costfs.pareto_front` and
+`costfs.area_under_pareto` are the Pareto front and its area (`costfs.core.pareto`).
 """
 
 import importlib
@@ -33,6 +34,7 @@ SELECTORS = {
 the two to each other)."""
 
 if TYPE_CHECKING:
+    from costfs.core.pareto import area_under_pareto, pareto_front
     from costfs.methods.auc import AUCFilter
     from costfs.methods.boruta import BorutaSelector
     from costfs.methods.budget_rf import BudgetRFSelector
@@ -66,7 +68,9 @@ __all__ = [
     "ReliefFSelector",
     "ShallowTreeSelector",
     "XGBImportanceSelector",
+    "area_under_pareto",
     "cost_accuracy_curve",
+    "pareto_front",
 ]
 
 
@@ -75,6 +79,8 @@ def __getattr__(name: str):
         from costfs.study.assessment import cost_accuracy_curve
 
         return cost_accuracy_curve
+    if name in ("pareto_front", "area_under_pareto"):
+        return getattr(importlib.import_module("costfs.core.pareto"), name)
     if name in SELECTORS:
         return getattr(importlib.import_module(f"costfs.methods.{SELECTORS[name]}"), name)
     raise AttributeError(f"module 'costfs' has no attribute {name!r}")

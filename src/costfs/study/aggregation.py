@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from costfs.core.pareto import area_under_pareto
 from costfs.study.stability import stability_table
 
 UNIT = (0.0, 1.0)
@@ -211,46 +212,6 @@ def summarise(chosen: pd.DataFrame) -> pd.DataFrame:
     return summary
 
 
-def on_pareto_front(costs: Sequence[float], errors: Sequence[float]) -> np.ndarray:
-    """Whether each point is on the Pareto front: strictly better than every cheaper point
-    (of equal costs, only the lowest error; of equal points, the first)."""
-    points = pd.DataFrame({"cost": np.asarray(costs, float), "error": np.asarray(errors, float)})
-    points = points.sort_values(["cost", "error"], kind="stable")
-    previous_best = points["error"].cummin().shift(fill_value=np.inf)
-    return (points["error"] < previous_best).sort_index().to_numpy()
-
-
-def pareto_front(costs: Sequence[float], errors: Sequence[float]) -> pd.DataFrame:
-    """The non-dominated points, by increasing cost: each is strictly better than every cheaper
-    point (a model schedule in the msB paper's sense)."""
-    points = pd.DataFrame({"cost": np.asarray(costs, float), "error": np.asarray(errors, float)})
-    front = points[on_pareto_front(points["cost"], points["error"])]
-    return front.sort_values(["cost", "error"], kind="stable").reset_index(drop=True)
-
-
-def area_under_pareto_curve(
-    costs: Sequence[float], errors: Sequence[float], max_cost: float | None = None
-) -> float:
-    """Area under the Pareto staircase of error against cost, normalised to [0, 1]; lower is
-    better.
-
-    The staircase is e(c) = min{error_i : cost_i <= c}, the best error affordable with budget c,
-    and e(c) = 1 where no point is affordable. The area over [0, max_cost] is divided by
-    max_cost (default: the largest cost). This is the msB paper's AUP (area under the accuracy
-    staircase, cost normalised to the unit interval) stated for errors: it equals 1 - AUP of
-    accuracy = 1 - error. Points costlier than max_cost do not count.
-    """
-    front = pareto_front(costs, errors)
-    if max_cost is None:
-        max_cost = float(front["cost"].max()) if len(front) else 0.0
-    if max_cost <= 0:
-        raise ValueError(f"max_cost must be positive, got {max_cost}")
-    front = front[front["cost"] <= max_cost]
-    steps = np.concatenate([[0.0], front["cost"].to_numpy(), [max_cost]])
-    levels = np.concatenate([[1.0], front["error"].to_numpy()])
-    return float(np.sum(np.diff(steps) * levels) / max_cost)
-
-
 def pareto_areas(
     runs: pd.DataFrame, strategies: Sequence[str] = ("agnostic", "simple", "tuned")
 ) -> pd.DataFrame:
@@ -265,8 +226,8 @@ def pareto_areas(
         chosen.assign(max_cost=largest_budget)
         .groupby([*keys, "rep"], sort=True)
         .apply(
-            lambda run: area_under_pareto_curve(
-                run["cost"], run["test_mmce"], run["max_cost"].iloc[0]
+            lambda run: area_under_pareto(
+                run["cost"], run["test_mmce"], kind="error", reference_cost=run["max_cost"].iloc[0]
             ),
             include_groups=False,
         )

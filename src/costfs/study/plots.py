@@ -22,12 +22,11 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
+from costfs.core.pareto import on_pareto_front, pareto_front
 from costfs.methods import load_method, method_names, stable_colour
 from costfs.study.aggregation import (
     UNIT,
     choose_strategies,
-    on_pareto_front,
-    pareto_front,
     replicate_intervals,
     summarise,
 )
