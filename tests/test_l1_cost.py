@@ -45,7 +45,7 @@ def scikit_learn_supports(X, y, costs, xi, n_cs):
 @pytest.mark.parametrize("xi", [0.0, 1.0, 2.0])
 def test_the_path_is_scikit_learns_l1_path_on_the_cost_scaled_columns(wdbc, xi):
     X, y, costs = wdbc
-    path = cost_weighted_path(X, y, costs, xi, max_cost=np.inf, max_decades=4, seed=0)
+    path = cost_weighted_path(X, y, costs, xi, max_decades=4, seed=0)
     expected = scikit_learn_supports(X, y, costs, xi, n_cs=4 * 25 + 1)
     assert len(path) >= 10
     assert [s.tolist() for s in path] == [s.tolist() for s in expected]
@@ -53,18 +53,21 @@ def test_the_path_is_scikit_learns_l1_path_on_the_cost_scaled_columns(wdbc, xi):
 
 def test_a_larger_xi_takes_cheaper_features_first(wdbc):
     X, y, costs = wdbc
-    first = {
-        xi: cost_weighted_path(X, y, costs, xi, max_cost=np.inf, max_decades=4, seed=0)[2]
-        for xi in (0.0, 3.0)
-    }
+    first = {xi: cost_weighted_path(X, y, costs, xi, max_decades=4, seed=0)[2] for xi in (0.0, 3.0)}
     assert costs[first[3.0]].mean() < costs[first[0.0]].mean()
 
 
-def test_the_path_stops_after_the_first_support_over_the_largest_budget(wdbc):
+def test_a_budgets_set_does_not_depend_on_the_other_budgets_asked_for(wdbc):
     X, y, costs = wdbc
-    path = cost_weighted_path(X, y, costs, 1.0, max_cost=2.0, seed=0)
-    assert all(costs[s].sum() <= 2.0 for s in path[:-1])
-    assert costs[path[-1]].sum() > 2.0
+    method = l1_cost.CostWeightedL1Selector()
+
+    def sets(budgets):
+        _, selection = method.prepare_and_select(X, y, costs, budgets, [1.0], seed=0, max_decades=4)
+        return {record["budget"]: record["features"].tolist() for record in selection.records}
+
+    alone = sets([1.0, 2.0])
+    beside_larger = sets([1.0, 2.0, 100.0])
+    assert alone[1.0] == beside_larger[1.0] and alone[2.0] == beside_larger[2.0]
 
 
 def test_each_budget_takes_the_largest_fitting_support_the_first_on_a_tie():

@@ -15,8 +15,10 @@ w_j = c_j^xi:
 - xi = 0 is the plain L1 path: costs only as the constraint. xi is the hyperparameter, tuned
   like the filters' by the refit's OOB error;
 - C runs from the smallest C with a non-empty model upwards in `cs_per_decade` steps per
-  decade, and stops once the support costs more than the largest budget, holds every feature,
-  or C is `max_decades` decades above the start;
+  decade, and stops once the support holds every feature or C is `max_decades` decades above
+  the start. The path does not stop at the largest budget asked for: an L1 path's supports
+  are not nested, so a support beyond a costly one can be cheap again, and a budget's set
+  must not depend on which other budgets a call asks for;
 - per budget: among the path's supports whose true cost (each group's shared cost once) fits,
   the one with the most features; a tie goes to the one met first (smaller C). None fits: the
   empty set;
@@ -59,14 +61,13 @@ def cost_weighted_path(
     costs,
     xi: float,
     *,
-    max_cost: float,
     cs_per_decade: int,
     max_decades: float,
     seed: int,
 ) -> list[np.ndarray]:
     """The supports (sorted column indices) along the path of penalty sum_j c_j^xi |beta_j| on
     the standardised X, in order of increasing C, each once; stops after the first support that
-    costs more than `max_cost` or holds every column (see the module doc)."""
+    holds every column (see the module doc)."""
     costs = FeatureCosts.of(costs)
     weights = penalty_weights(costs, xi)
     scaled = standardised(X) / weights
@@ -79,7 +80,7 @@ def cost_weighted_path(
     for support in l1_supports(scaled, y, Cs, random_state=seed % 2**31):
         features = np.flatnonzero(support)
         supports.append(features)
-        if features.size == X.shape[1] or costs.total(features) > max_cost + BUDGET_TOLERANCE:
+        if features.size == X.shape[1]:
             break
     return supports
 
@@ -110,7 +111,7 @@ class CostWeightedL1Selector(CostConstrainedSelector):
             number(exclusive_minimum=0),
             8,
             "the path ends at most this many decades of C above its sparsest non-empty model "
-            "(earlier once its support costs more than the largest budget)",
+            "(earlier once its support holds every feature)",
         ),
     )
     missing_values = "a missing value becomes the column's mean (0 after standardising)"
@@ -126,7 +127,6 @@ class CostWeightedL1Selector(CostConstrainedSelector):
                 y,
                 costs,
                 xi,
-                max_cost=max(budgets),
                 cs_per_decade=cs_per_decade,
                 max_decades=max_decades,
                 seed=derive_seed(context.seed, "l1_cost"),
