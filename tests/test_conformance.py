@@ -67,7 +67,9 @@ def test_the_method_is_declared_in_its_own_file(method):
 
 def test_the_package_names_every_method_s_selector_once():
     assert {type(load_method(name)).__name__: name for name in METHODS} == costfs.SELECTORS
-    assert sorted(costfs.__all__) == sorted([*costfs.SELECTORS, "cost_accuracy_curve"])
+    assert sorted(costfs.__all__) == sorted(
+        [*costfs.SELECTORS, "area_under_pareto", "cost_accuracy_curve", "pareto_front"]
+    )
 
 
 def test_prepare_and_select_take_exactly_their_stage_parameters(method):
@@ -97,6 +99,7 @@ def test_the_selector_signature_follows_the_declaration(method):
         "feature_groups",
         "group_costs",
         "budget",
+        "path_budgets",
         "random_state",
         "n_jobs",
         *declared.defaults(),

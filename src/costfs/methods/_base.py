@@ -188,6 +188,7 @@ SELECTOR_ANNOTATIONS = {
     "feature_groups": "Mapping[str, str] | Sequence[str | None] | None",
     "group_costs": "Mapping[str, float] | None",
     "budget": float,
+    "path_budgets": "Sequence[float] | None",
     "random_state": "int | np.random.RandomState | None",
     "precomputed": "dict[str, np.ndarray] | None",
     "n_jobs": int,
@@ -272,6 +273,9 @@ class Method:
     """How the method handles missing values in X, for the documentation (required)."""
     colour: ClassVar[str | None] = None
     multi_class: ClassVar[bool] = True
+    exact_path: ClassVar[bool] = False
+    """Whether the set at a budget depends on the budget only through the budget path (see
+    `path_is_exact`); False: the path is read over a grid of budgets (`path_budgets`)."""
 
     # Derived from the subclass when it is defined.
     has_preparation: ClassVar[bool]
@@ -392,6 +396,20 @@ class Method:
         (record,) = records
         return record
 
+    def path_is_exact(self, values: Mapping[str, Any]) -> bool:
+        """Whether, with the parameters `values`, the method's set at a budget is constant
+        from its own true cost up to that budget, so that its budget path is exact
+        (`costfs.methods._path`); a conformance test holds every method to its answer. The
+        default: `exact_path`."""
+        return self.exact_path
+
+    def path_steps(
+        self, selection: Selection, costs: "FeatureCosts"
+    ) -> list[tuple[float, dict]] | None:
+        """The whole budget path read off one selection, as (budget, record) pairs, where the
+        method keeps it (msB's model schedule); None: found by asking for budgets."""
+        return None
+
     def schedule(self, artifacts: Mapping[str, np.ndarray]):
         """The model schedule (a cost-accuracy curve) kept in a run's artifacts, as a table
         with columns `cost`, `oob_mmce`, `n_features`, `features`, `sequence`; only for
@@ -488,6 +506,7 @@ class Method:
                 for name, value in cls.defaults().items()
             }
         )
+        parameters["path_budgets"] = None
         parameters["random_state"] = None
         if cls.has_preparation:
             parameters["precomputed"] = None
@@ -534,6 +553,13 @@ class Method:
             for parameter in cls.parameters
         ]
         parameters.append(
+            (
+                "path_budgets : sequence of float or None, default=None",
+                "The budgets over which `path_` is read where the path is not exact "
+                "(`path_exact_` False; an exact path needs none): None, the budget alone.",
+            )
+        )
+        parameters.append(
             ("random_state : int, RandomState or None, default=None", "Seeds every random draw.")
         )
         if cls.has_preparation:
@@ -552,6 +578,18 @@ class Method:
             ("selected_features_ : ndarray of int", "Column indices of the features to buy."),
             ("total_cost_ : float", "Their true cost, each used group's shared cost once."),
             ("support_ : ndarray of bool", "The selected columns as a mask."),
+            (
+                "path_ : pandas.DataFrame",
+                "The budget path: one row per set, by the budget from which it is chosen "
+                "(`budget`, its true `cost`, `n_features`, the `features`, `added` and "
+                "`dropped` by name, `feature_indices`, and the method's own columns).",
+            ),
+            (
+                "path_exact_ : bool",
+                "True: `path_` holds every budget at which the selection changes, and the "
+                "selection at any budget is the row in force there; False: `path_` is read "
+                "over `path_budgets` and the fit's budget.",
+            ),
         ]
         if cls.hyperparameter is not None:
             attributes.append((f"{cls.hyperparameter.name}_ : float", "The value used."))

@@ -3,7 +3,7 @@ selector."""
 
 import hashlib
 import inspect
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Self
 
 import numpy as np
@@ -25,6 +25,12 @@ from costfs.core.validation import (
     check_features,
 )
 from costfs.methods._base import Method
+from costfs.methods._path import (
+    check_path_budgets,
+    exact_path,
+    grid_path,
+    path_table,
+)
 from costfs.methods._tuning import TUNED, TUNING_TREES, tuned_record, tuning_grid
 
 
@@ -171,39 +177,63 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator, Method):
             _digest(sorted(self.stage_parameters(values, "prepare").items()), fixed_seed, engine),
         ]
         prepared = self._checked_precomputed(fingerprint)
-        prepared, selection = self.prepare_and_select(
-            X,
-            y,
-            costs,
-            [budget],
-            list(tuning_grid(hyperparameter)) if tuned else self._grid(),
-            seed=seed,
-            n_jobs=int(self.n_jobs),
-            engine=engine,
-            prepared=prepared,
-            source=name,
-            **values,
-        )
+        grid = list(tuning_grid(hyperparameter)) if tuned else self._grid()
+        artifacts: dict = {}
+
+        def choose(budgets: Sequence[float]) -> list[dict]:
+            """The selector's record at each budget, from one `select` call (the cost-free
+            part computed on the first)."""
+            nonlocal prepared
+            prepared, selection = self.prepare_and_select(
+                X,
+                y,
+                costs,
+                list(budgets),
+                grid,
+                seed=seed,
+                n_jobs=int(self.n_jobs),
+                engine=engine,
+                prepared=prepared,
+                source=name,
+                **values,
+            )
+            artifacts["selection"] = selection
+            by_budget: dict[float, list[dict]] = {}
+            for record in selection.records:
+                by_budget.setdefault(float(record["budget"]), []).append(record)
+            if not tuned:
+                return [self.choose_record(by_budget[float(budget)]) for budget in budgets]
+            return [
+                tuned_record(
+                    by_budget[float(budget)],
+                    X,
+                    y,
+                    costs,
+                    seed=seed,
+                    n_trees=TUNING_TREES,
+                    n_jobs=int(self.n_jobs),
+                )
+                for budget in budgets
+            ]
+
+        self.path_exact_ = not tuned and self.path_is_exact(values)
+        if self.path_exact_:
+            entries, record = exact_path(
+                choose, costs, budget, lambda: self.path_steps(artifacts["selection"], costs)
+            )
+        else:
+            path_budgets = check_path_budgets(self.path_budgets, name)
+            entries, records = grid_path(choose, costs, [*path_budgets, budget])
+            record = records[sorted({*path_budgets, budget}).index(budget)]
         if getattr(self, "precomputed", None) is not None:
             self.precomputed_ = self.precomputed
         else:
             self.precomputed_ = (
                 None if prepared is None else {**prepared, FINGERPRINT: np.array(fingerprint)}
             )
-        if tuned:
-            record = tuned_record(
-                selection.records,
-                X,
-                y,
-                costs,
-                seed=seed,
-                n_trees=TUNING_TREES,
-                n_jobs=int(self.n_jobs),
-            )
-        else:
-            record = self.choose_record(selection.records)
         if hyperparameter is not None:
             setattr(self, f"{hyperparameter.name}_", float(record["value"]))
+        self.path_ = path_table(entries, getattr(self, "feature_names_in_", None), X.shape[1])
         self.selected_features_ = np.asarray(record["features"], dtype=int)
         self.total_cost_ = costs.total(self.selected_features_)
         self.support_ = np.zeros(X.shape[1], dtype=bool)

@@ -14,6 +14,7 @@ class AUCFilter(CostConstrainedSelector):
         "have it, shrunk towards 0.5 by the share of pairs they make"
     )
     colour = "#0072B2"
+    exact_path = True
 
     def prepare(self, X, y, context):
         return {"scores": auc_scores(X, y)}

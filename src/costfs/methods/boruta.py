@@ -130,6 +130,7 @@ class BorutaSelector(CostConstrainedSelector):
         "that lowers impurity; a shadow feature keeps its missing values"
     )
     colour = "#332288"
+    exact_path = True
 
     def prepare(self, X, y, context, *, max_iter, max_depth, n_estimators, alpha):
         decisions, importance = boruta_decisions(

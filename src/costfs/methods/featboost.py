@@ -409,6 +409,7 @@ class FeatBoostSelector(GainImportancePreparation, CostConstrainedSelector):
     # Its (xi, budget) paths run on the job's threads.
     parallel_selection = True
     colour = "#56B4E9"
+    exact_path = True
 
     def select(
         self,

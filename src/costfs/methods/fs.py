@@ -408,9 +408,15 @@ class ForwardSelector(CostConstrainedSelector):
         "random numbers) send a missing value to the side that lowers impurity"
     )
     colour = "#D55E00"
+    exact_path = True
 
     def stage_engines(self, stage, values):
         return ("numba",) if values["forests"] == "common" else ENGINES
+
+    def path_is_exact(self, values):
+        # Racing keeps a share of each step's candidates: fewer affordable candidates keep
+        # fewer survivors, so a smaller budget can lose the larger budget's choice.
+        return not values["racing"]
 
     def select(
         self, X, y, costs, budgets, grid, context, *, n_trees, racing, forests, positive_delta

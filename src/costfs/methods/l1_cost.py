@@ -116,6 +116,7 @@ class CostWeightedL1Selector(CostConstrainedSelector):
     )
     missing_values = "a missing value becomes the column's mean (0 after standardising)"
     colour = "#7570B3"
+    exact_path = True
 
     def select(self, X, y, costs, budgets, grid, context, *, cs_per_decade, max_decades):
         """Per (xi, budget): the largest support of xi's path that fits the budget, and

@@ -307,6 +307,7 @@ class ModelScheduleSelector(CostConstrainedSelector):
         "missing standardised value by 0, the mean"
     )
     colour = "#882255"
+    exact_path = True
 
     def prepare(self, X, y, context, *, importance_trees, l1_path_length):
         return cost_free_parts(
@@ -338,19 +339,26 @@ class ModelScheduleSelector(CostConstrainedSelector):
             n_jobs=context.n_jobs,
             engine=context.engine,
         )
-        records = []
-        for budget in budgets:
-            chosen = best_within(schedule, budget)
-            records.append(
-                {
-                    "value": math.nan,
-                    "budget": budget,
-                    "features": np.array([] if chosen is None else chosen["features"], dtype=int),
-                    "schedule_oob_mmce": math.nan if chosen is None else float(chosen["oob_mmce"]),
-                    "sequence": "" if chosen is None else chosen["sequence"],
-                }
-            )
+        records = [self._record(best_within(schedule, budget), budget) for budget in budgets]
         return Selection(records, schedule_to_arrays(schedule))
+
+    def path_steps(self, selection, costs):
+        """The model schedule's models that are the best fitting at their own cost, each
+        from its cost on: the whole schedule when `full_schedule` or the largest budget asked
+        for covers every model (`fit` asks for the cost of every feature)."""
+        schedule = schedule_from_arrays(selection.artifacts)
+        steps = sorted({0.0, *(float(cost) for cost in schedule["cost"])})
+        return [(cost, self._record(best_within(schedule, cost), cost)) for cost in steps]
+
+    @staticmethod
+    def _record(chosen, budget: float) -> dict:
+        return {
+            "value": math.nan,
+            "budget": budget,
+            "features": np.array([] if chosen is None else chosen["features"], dtype=int),
+            "schedule_oob_mmce": math.nan if chosen is None else float(chosen["oob_mmce"]),
+            "sequence": "" if chosen is None else chosen["sequence"],
+        }
 
     def schedule(self, artifacts):
         return schedule_from_arrays(artifacts)

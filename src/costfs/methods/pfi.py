@@ -25,6 +25,7 @@ class PermutationImportanceFilter(CostConstrainedSelector):
         "missing values with the rest"
     )
     colour = "#E69F00"
+    exact_path = True
 
     def prepare(self, X, y, context, *, n_trees):
         scores = permutation_importance(

@@ -16,6 +16,7 @@ class RandomFillSelector(CostConstrainedSelector):
     summary = "features in a seeded random order filled to the budget (cost-agnostic baseline)"
     missing_values = "not read: the order is random"
     colour = "#BBBBBB"
+    exact_path = True
 
     def select(self, X, y, costs, budgets, grid, context):
         order = np.random.default_rng(context.seed).permutation(np.asarray(X).shape[1])

@@ -90,6 +90,7 @@ class ReliefFSelector(CostConstrainedSelector):
         "skrebate's: a distance sums only the features both rows have, scaled to all features"
     )
     colour = "#6E6E6E"
+    exact_path = True
 
     def prepare(self, X, y, context, *, n_neighbors, categorical_threshold):
         """ReliefF scores (deterministic: `seed` is unused)."""

@@ -460,6 +460,11 @@ class ShallowTreeSelector(TreeEnsembleSelection, CostConstrainedSelector):
         "impurity (scikit-learn's rule, numba's trees too)"
     )
     colour = "#009E73"
+    exact_path = True
+
+    def path_is_exact(self, values):
+        # A depth bound by budget changes the candidate trees with the budget.
+        return values["depth_bound"] == "none"
 
     def select(self, X, y, costs, budgets, grid, context, *, positive_delta, depth_bound):
         return Selection(

@@ -269,6 +269,7 @@ class FeatureLimitedTreeSelector(TreeEnsembleSelection, CostConstrainedSelector)
         "with the lowest values or splits it off"
     )
     colour = "#005F46"
+    exact_path = True
     # The numpy CART scores splits by two-class Gini.
     multi_class = False
 

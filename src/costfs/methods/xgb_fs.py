@@ -29,6 +29,7 @@ class XGBImportanceSelector(GainImportancePreparation, CostConstrainedSelector):
     parameters = (*XGBOOST_PARAMETERS, THRESHOLD)
     missing_values = "native: XGBoost learns each split's side for missing values"
     colour = "#8C6D31"
+    exact_path = True
 
     def select(self, X, y, costs, budgets, grid, context, *, threshold):
         return thresholded_selection(context.prepared["scores"], costs, budgets, threshold)

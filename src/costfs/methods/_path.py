@@ -1,0 +1,161 @@
+"""A selector's budget path: the budgets at which its selection changes, each with the set.
+
+Exact paths. Most methods choose, at a budget, the best of the candidates that fit it by an
+order that does not depend on the budget (a filter's fill order, STS's and forward selection's
+greedy steps without racing, the L1 path's largest fitting support, msB's best fitting
+schedule model). Such a method's set S(b) is also its set at every budget between S(b)'s true
+cost c and b: every step's choice still fits, and no rejected candidate fits better. Its
+selection is then a staircase whose steps are the true costs of the sets it selects, and
+`exact_path` finds every step by asking for the set just below each step found (a budget
+below c cannot buy S(b)) until no new set appears, starting from 0, the fit's own budget, the
+cost of every feature and a few budgets in between. The closure is the proof: below each step
+the set found is one of the path's, so no budget falls between two steps unasked.
+
+Grid paths. A method that fits per budget (BudgetRF's and CEGB's budgeted trees, FeatBoost's
+affordability resets, racing's survivor counts, STS's depth bound by budget, a tuned
+hyperparameter) has no such staircase; `grid_path` selects at each budget of a grid and keeps
+the budgets where the set changes.
+"""
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
+from costfs.core.validation import DataError
+
+SEED_BUDGETS = 8
+"""Budgets between 0 and the cost of every feature asked for in the first round of an exact
+path: most steps are found there, in one call, and the closure rounds fill the gaps."""
+
+BUDGET_DEPENDENT = ("value", "budget", "features", "unused_budget")
+"""Record keys that are not the set's own (the path carries every other)."""
+
+Chooser = Callable[[Sequence[float]], list[dict]]
+"""Budgets -> the selector's chosen record at each, in order (keys `features`, `value`, ...)."""
+
+
+def _features(record: dict) -> tuple[int, ...]:
+    return tuple(sorted(int(feature) for feature in record["features"]))
+
+
+def _just_below(cost: float) -> float:
+    """The budget just too small for a set of true cost `cost` (a set fits at its cost plus
+    `BUDGET_TOLERANCE`)."""
+    return max(cost - 2 * BUDGET_TOLERANCE, 0.0)
+
+
+def path_entries(steps: Sequence[tuple[float, dict]], costs: FeatureCosts) -> list[dict]:
+    """Path entries from (budget, record) pairs by increasing budget, one per change of set:
+    `budget` (where the set takes over), `cost`, `n_features`, `features`, `added`, `dropped`
+    and the record's own columns."""
+    entries: list[dict] = []
+    previous: tuple[int, ...] = ()
+    for budget, record in sorted(steps, key=lambda step: step[0]):
+        features = _features(record)
+        if entries and features == previous:
+            continue
+        entries.append(
+            {
+                "budget": float(budget),
+                "cost": costs.total(features),
+                "n_features": len(features),
+                "features": features,
+                "added": tuple(f for f in features if f not in previous),
+                "dropped": tuple(f for f in previous if f not in features),
+                **{key: value for key, value in record.items() if key not in BUDGET_DEPENDENT},
+            }
+        )
+        previous = features
+    return entries
+
+
+def exact_path(
+    choose: Chooser,
+    costs,
+    budget: float,
+    steps_from_first_call: Callable[[], list[tuple[float, dict]] | None] | None = None,
+) -> tuple[list[dict], dict]:
+    """The exact budget path of a method whose set is constant between its true cost and the
+    budget (see the module doc), and its record at `budget`. `steps_from_first_call`, where
+    given, may read the whole path off the first call's selection (msB's model schedule) as
+    (budget, record) pairs: no closure rounds then."""
+    costs = FeatureCosts.of(costs)
+    top = costs.total(range(costs.n_features))
+    asked: dict[float, dict] = {}
+    queries = {0.0, float(budget), top, *np.linspace(0.0, top, SEED_BUDGETS + 2)[1:-1].tolist()}
+    if steps_from_first_call is not None:
+        batch = sorted(queries)
+        asked.update(zip(batch, choose(batch), strict=True))
+        steps = steps_from_first_call()
+        if steps is not None:
+            return path_entries(steps, costs), asked[float(budget)]
+    expanded: set[float] = set()
+    while queries:
+        batch = sorted(queries - asked.keys())
+        asked.update(zip(batch, choose(batch), strict=True))
+        found = {costs.total(_features(record)) for record in asked.values()}
+        queries = {_just_below(cost) for cost in found - expanded if cost > 0} - asked.keys()
+        expanded |= found
+    # Each set holds from its own true cost on: its first budget on the path.
+    steps = {}
+    for record in asked.values():
+        features = _features(record)
+        steps.setdefault(features, (costs.total(features), record))
+    return path_entries(list(steps.values()), costs), asked[float(budget)]
+
+
+def grid_path(choose: Chooser, costs, budgets: Sequence[float]) -> tuple[list[dict], list[dict]]:
+    """The path over a grid of budgets: an entry at each budget whose set differs from the
+    previous budget's; and the chosen records, one per budget."""
+    budgets = sorted({float(budget) for budget in budgets})
+    records = choose(budgets)
+    return path_entries(list(zip(budgets, records, strict=True)), FeatureCosts.of(costs)), records
+
+
+def entry_at(entries: Sequence[dict], budget: float) -> dict | None:
+    """The path's entry in force at `budget`: the last that starts at or below it (a set of
+    true cost c is bought from c on, within `BUDGET_TOLERANCE`); None below the first."""
+    fitting = [entry for entry in entries if entry["budget"] <= budget + BUDGET_TOLERANCE]
+    return fitting[-1] if fitting else None
+
+
+def check_path_budgets(path_budgets, source: str) -> list[float]:
+    """`path_budgets` as a list of floats (None: none), or a `DataError` naming the value."""
+    if path_budgets is None:
+        return []
+    values = np.atleast_1d(np.asarray(path_budgets, dtype=object))
+    checked = []
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+            raise DataError(f"{source}: path_budgets must be numbers >= 0, got {value!r}")
+        if not (math.isfinite(value) and value >= 0):
+            raise DataError(f"{source}: path_budgets must be finite and >= 0, got {value!r}")
+        checked.append(float(value))
+    return checked
+
+
+PATH_COLUMNS = ("budget", "cost", "n_features", "features", "added", "dropped")
+
+
+def path_table(entries: Sequence[dict], feature_names, n_features: int) -> pd.DataFrame:
+    """The path as a table, one row per set by increasing budget: `features`, `added` and
+    `dropped` as tuples of column names (`x0`, `x1`, ... without names), `feature_indices`
+    the selected columns, then the method's own columns."""
+    names = (
+        [str(name) for name in feature_names]
+        if feature_names is not None
+        else [f"x{index}" for index in range(n_features)]
+    )
+    rows = []
+    for entry in entries:
+        row = dict(entry)
+        row["feature_indices"] = entry["features"]
+        for key in ("features", "added", "dropped"):
+            row[key] = tuple(names[index] for index in entry[key])
+        rows.append(row)
+    table = pd.DataFrame(rows, columns=None if rows else [*PATH_COLUMNS, "feature_indices"])
+    own = [column for column in table.columns if column not in (*PATH_COLUMNS, "feature_indices")]
+    return table[[*PATH_COLUMNS, "feature_indices", *own]]

@@ -1,0 +1,150 @@
+"""The budget path every selector exposes after one fit (`path_`), checked the same way for
+every method: the selection at a budget, asked for alone, is the path's entry in force there."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import costfs
+from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
+from costfs.methods import load_method, method_names
+from costfs.methods._path import entry_at
+from tests.conftest import SMALL, run_method, small_selector
+
+OWN = np.array([0.0, 0.3, 0.4, 0.2, 0.5, 0.6, 0.0, 0.7])
+"""Features 0 and 6 are free; 1 and 3 share the draw below."""
+GROUPS = [None, "draw", None, "draw", None, None, None, None]
+DRAW = {"draw": 0.25}
+GRID = [0.0, 0.3, 0.6, 0.9, 1.2, 1.8, 2.5, 4.0]
+
+
+@pytest.fixture
+def problem(rng):
+    X = rng.normal(size=(140, 8))
+    y = (X[:, 0] + X[:, 1] + 0.7 * X[:, 4] + rng.normal(scale=0.6, size=140) > 0).astype(int)
+    return X, y
+
+
+def alone(method: str, X, y, costs, budget: float, options: dict) -> np.ndarray:
+    """The selector's set at `budget` from a `select` call asked for that budget only."""
+    declared = load_method(method)
+    hyperparameter = declared.hyperparameter
+    grid = (
+        [] if hyperparameter is None else [options.get(hyperparameter.name, hyperparameter.default)]
+    )
+    parameters = {**SMALL.get(method, {}), **options}
+    parameters.pop(getattr(hyperparameter, "name", None), None)
+    selection = run_method(method, X, y, costs, [budget], grid, seed=3, **parameters)
+    return np.asarray(declared.choose_record(selection.records)["features"], dtype=int)
+
+
+def check_path(method: str, X, y, options: dict | None = None):
+    options = options or {}
+    costs = FeatureCosts.grouped(OWN, GROUPS, DRAW)
+    selector = small_selector(
+        method,
+        feature_costs=OWN,
+        feature_groups=GROUPS,
+        group_costs=DRAW,
+        budget=1.2,
+        path_budgets=GRID,
+        random_state=3,
+        **options,
+    ).fit(X, y)
+    path = selector.path_
+    assert list(path.columns[:6]) == [
+        "budget",
+        "cost",
+        "n_features",
+        "features",
+        "added",
+        "dropped",
+    ]
+    assert path["budget"].is_monotonic_increasing and path["budget"].iloc[0] == 0.0
+    entries = path.to_dict("records")
+    for entry in entries:
+        indices = list(entry["feature_indices"])
+        assert entry["cost"] == pytest.approx(costs.total(indices))
+        assert entry["cost"] <= entry["budget"] + BUDGET_TOLERANCE
+        assert entry["features"] == tuple(f"x{index}" for index in indices)
+    for previous, entry in itertools.pairwise(entries):
+        assert set(previous["feature_indices"]) != set(entry["feature_indices"])
+        assert set(entry["added"]) == set(entry["features"]) - set(previous["features"])
+        assert set(entry["dropped"]) == set(previous["features"]) - set(entry["features"])
+    # The fit's own selection is its budget's entry.
+    assert entry_at(entries, 1.2)["feature_indices"] == tuple(selector.selected_features_)
+    if selector.path_exact_:
+        # Every step of the staircase and budgets just around each, and budgets between.
+        steps = path["budget"].to_numpy()
+        between = (steps[:-1] + steps[1:]) / 2
+        probes = {*steps, *(steps[1:] - 1e-6), *between, steps[-1] + 1.0, 0.05, 1.2}
+    else:
+        probes = set(GRID)
+    for budget in sorted(probes):
+        expected = alone(method, X, y, costs, float(budget), options)
+        assert entry_at(entries, budget)["feature_indices"] == tuple(expected), budget
+    return selector
+
+
+@pytest.mark.parametrize("method", method_names())
+def test_the_selection_at_any_budget_is_the_paths_entry_there(method, problem):
+    X, y = problem
+    selector = check_path(method, X, y)
+    assert selector.path_exact_ == load_method(method).path_is_exact(
+        {**load_method(method).defaults(), **SMALL.get(method, {})}
+    )
+
+
+@pytest.mark.parametrize(
+    ("method", "options", "exact"),
+    [
+        ("fs", {"racing": False}, True),
+        ("sts", {"depth_bound": "budget"}, False),
+        ("auc", {"xi": "tuned"}, False),
+        ("auc", {"xi": 0.0}, True),
+    ],
+)
+def test_the_path_is_exact_where_the_settings_keep_the_staircase(method, options, exact, problem):
+    X, y = problem
+    if options.get("xi") == "tuned":
+        selector = small_selector(
+            method, feature_costs=OWN, budget=1.2, path_budgets=[0.5, 1.2], xi="tuned"
+        ).fit(X, y)
+        assert not selector.path_exact_
+        assert set(selector.path_["budget"]) <= {0.5, 1.2}
+        return
+    assert check_path(method, X, y, options).path_exact_ is exact
+
+
+def test_exact_paths_state_every_change_and_grid_paths_only_the_grid(problem):
+    X, y = problem
+    auc = costfs.AUCFilter(feature_costs=OWN, budget=1.0).fit(X, y)
+    # Nothing but budgets decides a filter's path: asking for a grid changes nothing.
+    gridded = costfs.AUCFilter(feature_costs=OWN, budget=1.0, path_budgets=[0.5]).fit(X, y)
+    assert auc.path_.equals(gridded.path_)
+    budget_rf = costfs.BudgetRFSelector(
+        feature_costs=OWN, budget=1.0, n_trees_max=5, random_state=0
+    ).fit(X, y)
+    assert not budget_rf.path_exact_ and list(budget_rf.path_["budget"]) == [1.0]
+
+
+def test_msbs_path_is_its_model_schedule(problem):
+    X, y = problem
+    selector = small_selector("msb", feature_costs=OWN, budget=1.0, random_state=3).fit(X, y)
+    costs = FeatureCosts.of(OWN)
+    declared = load_method("msb")
+    top = costs.total(range(8))
+    selection = run_method("msb", X, y, costs, [top], [], seed=3, **SMALL["msb"])
+    schedule = declared.schedule(selection.artifacts)
+    front = costfs.pareto_front(schedule["cost"], schedule["oob_mmce"])
+    path = selector.path_[selector.path_["n_features"] > 0]
+    assert path["cost"].tolist() == pytest.approx(front["cost"].tolist())
+    assert path["schedule_oob_mmce"].tolist() == pytest.approx(front["error"].tolist())
+
+
+@pytest.mark.parametrize("bad", [[-1.0], ["a"], [float("nan")]])
+def test_bad_path_budgets_are_named(bad, problem):
+    X, y = problem
+    with pytest.raises(costfs.core.errors.DataError, match="path_budgets"):
+        costfs.BudgetRFSelector(feature_costs=OWN, path_budgets=bad, n_trees_max=5).fit(X, y)
