@@ -9,14 +9,19 @@ import numpy as np
 import pandas as pd
 
 from costfs.core.metrics import check_metrics, classification_metrics
+from costfs.core.pareto import on_pareto_front
 from costfs.core.progress import progress_bar
 from costfs.core.tabular import encode_levels, encode_table
 from costfs.core.validation import check_budgets, check_class_target, check_features
 from costfs.engine.trees import refit_errors, refit_seed
+from costfs.methods._path import entry_at
 from costfs.study.aggregation import bounded_interval, replicate_se
 
 SPLITS = 10
 """Default number of random training/held-out splits."""
+
+LOWER_IS_BETTER = ("mmce", "brier")
+"""Metrics of which less is better (the others: more)."""
 
 HELD_OUT = 1 / 3
 """Default share of the rows a split holds out (stratified by class)."""
@@ -46,11 +51,18 @@ def cost_accuracy_curve(
     (`costfs.core.metrics.METRICS`). Categorical columns of a DataFrame are encoded on each
     split's training rows only.
 
+    The selector is fit once per split: each budget's set is read off its budget path
+    (`path_`; where the path is not exact, it is read over `budgets`), and each distinct set
+    of a split is refit once.
+
     One row per budget: the number of splits, the mean true cost and size of the selected
-    sets, how many distinct sets the splits selected, and per metric its mean over the splits
-    with a 95% interval (`<metric>_low`, `<metric>_high`). The interval is the corrected
-    resampled t interval of Nadeau & Bengio (2003): the splits share training rows, so their
-    spread understates the uncertainty, and the variance is inflated by n_test / n_train.
+    sets, how many distinct sets the splits selected (`distinct_sets`), per metric its mean
+    over the splits with a 95% interval (`<metric>_low`, `<metric>_high`), and
+    `on_pareto_front`: whether the budget's mean of the first metric beats that of every
+    budget of lower mean cost (the Pareto front of the curve, with its intervals). The
+    interval is the corrected resampled t interval of Nadeau & Bengio (2003): the splits
+    share training rows, so their spread understates the uncertainty, and the variance is
+    inflated by n_test / n_train.
 
     To choose a budget by cost and accuracy, read the table: e.g. the cheapest budget whose
     interval overlaps that of the lowest error.
@@ -132,34 +144,40 @@ def assess_selection(
                 X_other=codes[test],
             )
             fit_on = X_train if columns is None else pd.DataFrame(X_train, columns=columns)
-            # The cost-free part of the split's rows, computed at its first budget (a
-            # `precomputed` the selector was given is of other rows).
+            # One fit per split: every budget's set is read off its budget path (exact, or
+            # over the budgets asked for); a `precomputed` the selector was given is of
+            # other rows.
             reused = {"precomputed": None} if "precomputed" in selector.get_params() else {}
+            fitted = (
+                clone(selector)
+                .set_params(budget=max(budgets), path_budgets=list(budgets), **reused)
+                .fit(fit_on, labels[train])
+            )
+            path = fitted.path_.to_dict("records")
+            scored: dict[tuple[int, ...], dict] = {}
             for budget in budgets:
-                fitted = (
-                    clone(selector).set_params(budget=budget, **reused).fit(fit_on, labels[train])
-                )
-                if reused:
-                    reused["precomputed"] = fitted.precomputed_
-                features = tuple(int(j) for j in fitted.selected_features_)
-                _, _, shares = refit_errors(
-                    X_train[:, list(features)],
-                    labels[train],
-                    X_test[:, list(features)],
-                    labels[test],
-                    n_trees=n_trees,
-                    seed=refit_seed((random_state, split), features),
-                    n_jobs=n_jobs,
-                    engine=engine,
-                )
+                entry = entry_at(path, budget)
+                features = tuple(int(j) for j in entry["feature_indices"])
+                if features not in scored:
+                    _, _, shares = refit_errors(
+                        X_train[:, list(features)],
+                        labels[train],
+                        X_test[:, list(features)],
+                        labels[test],
+                        n_trees=n_trees,
+                        seed=refit_seed((random_state, split), features),
+                        n_jobs=n_jobs,
+                        engine=engine,
+                    )
+                    scored[features] = classification_metrics(labels[test], shares, tuple(metrics))
                 rows.append(
                     {
                         "budget": budget,
                         "split": split,
                         "features": features,
-                        "cost": fitted.total_cost_,
+                        "cost": entry["cost"],
                         "held_out_share": len(test) / len(train),
-                        **classification_metrics(labels[test], shares, tuple(metrics)),
+                        **scored[features],
                     }
                 )
             shown.update(1)
@@ -192,4 +210,14 @@ def _per_budget(
             row["same_set_splits"] = int(same.sum())
             row |= {f"{metric}_same_set": runs.loc[same, metric].mean() for metric in metrics}
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if len(table):
+        first = metrics[0]
+        kind = "error" if first in LOWER_IS_BETTER else "accuracy"
+        known = table[first].notna()
+        front = np.zeros(len(table), dtype=bool)
+        front[known.to_numpy()] = on_pareto_front(
+            table.loc[known, "cost"], table.loc[known, first], kind=kind
+        )
+        table["on_pareto_front"] = front
+    return table
