@@ -1,7 +1,8 @@
 """costfs: cost-constrained feature selection for Random Forests.
 
-`costfs select` picks the features to buy for a budget on your own data; `costfs init-study`
-writes a study config for it, and `costfs run-study` runs that study.
+`costfs select` picks the features to buy for a budget on your own data (`--path`: at every
+budget, `--save-model`: a model on them that `costfs predict` applies to new rows);
+`costfs init-study` writes a study config for it, and `costfs run-study` runs that study.
 """
 
 import argparse
@@ -21,6 +22,7 @@ log = logging.getLogger("costfs")
 
 USER_COMMANDS = {
     "select": "select",
+    "predict": "model",
     "init-study": "init_study",
     "run-study": "run_study",
     "combine-batches": "batches",

@@ -35,7 +35,7 @@ def init_study(args) -> None:
             f"--out {args.out} exists (an edited config?); give another path, or --force to "
             "replace it"
         )
-    X, _, names, _, costs, _ = read_problem(args)
+    X, _, names, _, costs, _, _ = read_problem(args)
     if args.name is not None and not realdata.DATASET_NAME.fullmatch(args.name):
         raise DataError(
             f"--name {args.name!r}: a data set name starts with a letter and has only letters, "

@@ -6,7 +6,7 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from costfs.methods import load_method, method_names
 from costfs.study import realdata, single_run
 from costfs.study.assessment import SPLITS, assess_selection, held_out_splits
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 log = logging.getLogger("costfs.cli")
 library_log = logging.getLogger("costfs")
 
@@ -51,6 +54,8 @@ class Problem(NamedTuple):
     costs: FeatureCosts
     classes: list[str]
     """The label of each class code."""
+    frame: "pd.DataFrame"
+    """The table as read: what a saved model is fit on and later reads."""
 
 
 def read_problem(args) -> Problem:
@@ -65,7 +70,7 @@ def read_problem(args) -> Problem:
     for note in realdata.degenerate_columns(X, names):
         log.warning("%s: %s (kept as a feature)", args.data, note)
     classes = realdata.class_labels(frame[args.target], args.positive_class)
-    return Problem(X, y, names, categorical, costs, classes)
+    return Problem(X, y, names, categorical, costs, classes, frame)
 
 
 ESTIMATES = {
@@ -123,9 +128,26 @@ def check_out_is_not_an_input(args) -> None:
             )
 
 
+def check_budget_options(args) -> None:
+    """Raises `DataError` where the budgets do not fit the options: `--budget` is needed
+    unless `--path` is given, and `--save-model` takes one budget."""
+    if args.budget is None and not args.path:
+        raise DataError(
+            "give --budget B [B ...], or --path for the selection at every budget at which it "
+            "changes"
+        )
+    if args.save_model and (args.budget is None or len(args.budget) != 1):
+        raise DataError(
+            f"--save-model {args.save_model}: give exactly one --budget, the budget whose "
+            "features the model reads"
+        )
+
+
 def select(args) -> None:
     check_out_is_not_an_input(args)
-    codes, y, names, categorical, costs, classes = read_problem(args)
+    check_budget_options(args)
+    problem = read_problem(args)
+    codes, y, names, categorical, costs, classes, frame = problem
     X, _ = encode_levels(codes, y, categorical, seed=args.seed)
     everything = costs.total(np.arange(costs.n_features))
     log.info("%s: %d rows x %d features, total cost %.4g", args.data, *X.shape, everything)
@@ -137,38 +159,89 @@ def select(args) -> None:
         else progress_shown_on(sys.stderr, None if args.verbosity == VERBOSE else 1)
     )
     with shown:
-        table = single_run.select_once(
-            X,
-            y,
-            costs,
-            args.budget,
-            method=args.method,
-            value=args.xi,
-            seed=args.seed,
+        if args.path:
+            document, report = path_result(args, problem, X, metrics)
+            chosen = document["path"][-1]["features"]
+        else:
+            document, report = budget_results(args, problem, X, metrics)
+            chosen = document["results"][-1]["features"]
+    # The result is shown before it is written: a path that cannot be written loses nothing.
+    print(report, flush=True)
+    if args.out:
+        try:
+            text = json.dumps(document, indent=2, allow_nan=False)
+            storage.write_text(Path(args.out), text + "\n")
+        except OSError as error:
+            raise DataError(f"--out {args.out}: cannot be written ({error})") from None
+    if args.save_model:
+        from costfs.cli.model import save_model
+
+        text_columns = [names[j] for j in categorical if names[j] in chosen]
+        save_model(
+            args.save_model,
+            frame,
+            chosen,
+            {
+                "labels": np.asarray(classes, dtype=object)[y],
+                "categorical": text_columns,
+                "levels": {
+                    name: sorted(frame[name].dropna().astype(str).unique()) for name in text_columns
+                },
+                "classes": classes,
+                "target": args.target,
+                "missing_values": list(args.missing_values),
+                "method": args.method,
+                "budget": float(args.budget[0]),
+                "cost": float(costs.total([names.index(name) for name in chosen])),
+                "data": str(args.data),
+            },
             n_trees=args.n_trees,
+            seed=args.seed,
             n_jobs=args.threads,
-            progress=lambda message: library_log.info("%s", message),
         )
-        assessment = None
-        if args.splits:
-            log.info(
-                "held-out assessment: the whole selection on %d splits, each holding out a "
-                "third of the rows",
-                args.splits,
-            )
-            assessment = assess_selection(
-                _selector(args, costs),
-                codes,
-                y,
-                args.budget,
-                categorical=categorical,
-                cv=held_out_splits(args.splits, args.seed),
-                metrics=tuple(metrics),
-                n_trees=args.n_trees,
-                random_state=args.seed,
-                n_jobs=args.threads,
-                recommended=dict(zip(table["budget"], table["features"], strict=True)),
-            ).set_index("budget")
+        log.info(
+            "model on %d feature(s) written to %s; apply it with: costfs predict %s NEW.csv",
+            len(chosen),
+            args.save_model,
+            args.save_model,
+        )
+
+
+def budget_results(args, problem: Problem, X: np.ndarray, metrics: list[str]):
+    """The selection at each of `--budget`: the JSON document and the printed report."""
+    codes, y, names, categorical, costs, classes, _ = problem
+    table = single_run.select_once(
+        X,
+        y,
+        costs,
+        args.budget,
+        method=args.method,
+        value=args.xi,
+        seed=args.seed,
+        n_trees=args.n_trees,
+        n_jobs=args.threads,
+        progress=lambda message: library_log.info("%s", message),
+    )
+    assessment = None
+    if args.splits:
+        log.info(
+            "held-out assessment: the whole selection on %d splits, each holding out a "
+            "third of the rows",
+            args.splits,
+        )
+        assessment = assess_selection(
+            _selector(args, costs),
+            codes,
+            y,
+            args.budget,
+            categorical=categorical,
+            cv=held_out_splits(args.splits, args.seed),
+            metrics=tuple(metrics),
+            n_trees=args.n_trees,
+            random_state=args.seed,
+            n_jobs=args.threads,
+            recommended=dict(zip(table["budget"], table["features"], strict=True)),
+        ).set_index("budget")
     hyperparameter = load_method(args.method).hyperparameter
     constant = set(np.flatnonzero(np.nanmax(codes, axis=0) == np.nanmin(codes, axis=0)).tolist())
     results = []
@@ -190,17 +263,7 @@ def select(args) -> None:
             "oob_mmce": _json_number(row.oob_mmce),
         }
         if assessment is not None:
-            # JSON has no NaN: an undefined value (one split has no interval) is null.
-            held_out = assessment.loc[row.budget]
-            result["chosen_by_splits"] = int(held_out["same_set_splits"])
-            result["held_out_this_set"] = {
-                metric: _json_number(held_out[f"{metric}_same_set"]) for metric in metrics
-            }
-            result["held_out"] = {
-                key: _json_number(value)
-                for key, value in held_out.items()
-                if not key.startswith("same_set") and not key.endswith("_same_set")
-            }
+            result.update(_held_out_fields(assessment.loc[row.budget], metrics))
         results.append(result)
     definitions = metric_definitions(metrics, classes)
     document = {
@@ -212,15 +275,123 @@ def select(args) -> None:
         **({"metrics": definitions, "estimates": ESTIMATES} if assessment is not None else {}),
         "results": results,
     }
-    # The result is shown before it is written: a path that cannot be written loses nothing.
     report = _report(results, hyperparameter.name if hyperparameter else None, classes)
-    print(report, flush=True)
-    if args.out:
-        try:
-            text = json.dumps(document, indent=2, allow_nan=False)
-            storage.write_text(Path(args.out), text + "\n")
-        except OSError as error:
-            raise DataError(f"--out {args.out}: cannot be written ({error})") from None
+    return document, report
+
+
+def _held_out_fields(held_out: "pd.Series", metrics: list[str]) -> dict:
+    """A budget's row of `assess_selection` as the JSON's estimates (`ESTIMATES`); JSON has no
+    NaN, so an undefined value (one split has no interval) is null."""
+    return {
+        "chosen_by_splits": int(held_out["same_set_splits"]),
+        "held_out_this_set": {
+            metric: _json_number(held_out[f"{metric}_same_set"]) for metric in metrics
+        },
+        "held_out": {
+            key: _json_number(value)
+            for key, value in held_out.items()
+            if not key.startswith("same_set") and not key.endswith("_same_set")
+        },
+    }
+
+
+PATH_GRID = 20
+"""Steps of the budget grid over [0, total cost] at which `--path` reads a method whose path
+is not exact (which fits per budget) when no --budget is given."""
+
+
+def path_result(args, problem: Problem, X: np.ndarray, metrics: list[str]):
+    """The selection's budget path up to the largest --budget (else the total cost) from one
+    fit, each step with its held-out estimate: the JSON document and the printed report."""
+    codes, y, names, categorical, costs, classes, _ = problem
+    everything = costs.total(np.arange(costs.n_features))
+    top = max(args.budget) if args.budget else everything
+    grid = list(args.budget) if args.budget else np.linspace(0, top, PATH_GRID + 1).tolist()
+    selector = _selector(args, costs).set_params(budget=top, path_budgets=grid)
+    fitted = selector.fit(X, y)
+    path = fitted.path_
+    log.info(
+        "budget path of %s up to budget %g: %d step(s), %s",
+        args.method,
+        top,
+        len(path),
+        "exact (every budget at which the selection changes)"
+        if fitted.path_exact_
+        else f"read at the {len(set(grid) | {top})} budget(s) asked for (the method fits per "
+        "budget)",
+    )
+    assessment = None
+    if args.splits:
+        log.info(
+            "held-out assessment: the whole selection on %d splits, each holding out a third "
+            "of the rows, read at each step's budget",
+            args.splits,
+        )
+        assessment = assess_selection(
+            selector,
+            codes,
+            y,
+            path["budget"].tolist(),
+            categorical=categorical,
+            cv=held_out_splits(args.splits, args.seed),
+            metrics=tuple(metrics),
+            n_trees=args.n_trees,
+            random_state=args.seed,
+            n_jobs=args.threads,
+            recommended=dict(zip(path["budget"], path["feature_indices"], strict=True)),
+        ).set_index("budget")
+    steps, previous = [], []
+    for entry in path.to_dict("records"):
+        indices = [int(j) for j in entry["feature_indices"]]
+        step = {
+            "budget": float(entry["budget"]),
+            "cost": float(entry["cost"]),
+            "features": [names[j] for j in indices],
+            "added": [names[j] for j in indices if j not in previous],
+            "dropped": [names[j] for j in previous if j not in indices],
+        }
+        previous = indices
+        if assessment is not None:
+            step.update(_held_out_fields(assessment.loc[entry["budget"]], metrics))
+        steps.append(step)
+    document = {
+        "data": args.data,
+        "costs": args.costs,
+        "method": args.method,
+        "classes": classes,
+        "positive_class": classes[-1] if len(classes) == 2 else None,
+        "path_exact": bool(fitted.path_exact_),
+        **(
+            {"metrics": metric_definitions(metrics, classes), "estimates": ESTIMATES}
+            if assessment is not None
+            else {}
+        ),
+        "path": steps,
+    }
+    return document, _path_report(steps, metrics if assessment is not None else [], classes)
+
+
+def _path_report(steps: list[dict], metrics: list[str], classes: list[str]) -> str:
+    """The path as a table to read down: from which budget each set is bought, its cost, what
+    it adds to and drops from the set before, and its held-out estimates."""
+    header = ["from budget", "cost", "n", "buy", "drop"]
+    if metrics:
+        header.append("chosen by splits")
+        header += [f"{metric_name(metric, classes)} [95% interval]" for metric in metrics]
+    lines = ["\t".join(header)]
+    for step in steps:
+        cells = [
+            f"{step['budget']:g}",
+            f"{step['cost']:.4g}",
+            str(len(step["features"])),
+            ", ".join(f"+{name}" for name in step["added"]) or "-",
+            ", ".join(f"-{name}" for name in step["dropped"]) or "-",
+        ]
+        if metrics:
+            cells.append(f"{step['chosen_by_splits']} of {step['held_out']['n_splits']:.0f}")
+            cells += [_interval(step["held_out"], metric) for metric in metrics]
+        lines.append("\t".join(cells))
+    return "\n".join(lines)
 
 
 def warn_of_a_budget_that_buys_little(
@@ -453,7 +624,33 @@ def register(commands) -> None:
         "select",
         select,
         *data_arguments(),
-        (["--budget"], {"type": float, "nargs": "+", "required": True}),
+        (
+            ["--budget"],
+            {
+                "type": float,
+                "nargs": "+",
+                "help": "the budget(s) to select for; with --path, the largest is where the "
+                "path stops (default: the total cost)",
+            },
+        ),
+        (
+            ["--path"],
+            {
+                "action": "store_true",
+                "help": "print the whole budget path instead: every budget at which the "
+                "selection changes, the features it buys or drops there and each step's "
+                "held-out error (a method that fits per budget is read at the --budget values, "
+                "else at 20 budgets up to the total cost)",
+            },
+        ),
+        (
+            ["--save-model"],
+            {
+                "metavar": "FILE",
+                "help": "write the Random Forest refit on the budget's features, as a "
+                "scikit-learn pipeline in skops' format, for costfs predict (one --budget)",
+            },
+        ),
         (["--method"], {"default": SELECT_DEFAULTS["method"], "choices": method_names()}),
         (
             ["--xi"],
