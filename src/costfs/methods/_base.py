@@ -580,7 +580,8 @@ class Method:
             ("support_ : ndarray of bool", "The selected columns as a mask."),
             (
                 "path_ : pandas.DataFrame",
-                "The budget path: one row per set, by the budget from which it is chosen "
+                "The budget path up to `budget`: one row per set, by the budget from which "
+                "it is chosen "
                 "(`budget`, its true `cost`, `n_features`, the `features`, `added` and "
                 "`dropped` by name, `feature_indices`, and the method's own columns).",
             ),

@@ -7,8 +7,9 @@ schedule model). Such a method's set S(b) is also its set at every budget betwee
 cost c and b: every step's choice still fits, and no rejected candidate fits better. Its
 selection is then a staircase whose steps are the true costs of the sets it selects, and
 `exact_path` finds every step by asking for the set just below each step found (a budget
-below c cannot buy S(b)) until no new set appears, starting from 0, the fit's own budget, the
-cost of every feature and a few budgets in between. The closure is the proof: below each step
+below c cannot buy S(b)) until no new set appears, starting from 0, the fit's own budget and
+a few budgets in between: the path up to the fit's budget, which is all a budget's selection
+computes. The closure is the proof: below each step
 the set found is one of the path's, so no budget falls between two steps unasked.
 
 Grid paths. A method that fits per budget (BudgetRF's and CEGB's budgeted trees, FeatBoost's
@@ -27,7 +28,7 @@ from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.validation import DataError
 
 SEED_BUDGETS = 8
-"""Budgets between 0 and the cost of every feature asked for in the first round of an exact
+"""Budgets between 0 and the fit's budget asked for in the first round of an exact
 path: most steps are found there, in one call, and the closure rounds fill the gaps."""
 
 BUDGET_DEPENDENT = ("value", "budget", "features", "unused_budget")
@@ -78,14 +79,13 @@ def exact_path(
     budget: float,
     steps_from_first_call: Callable[[], list[tuple[float, dict]] | None] | None = None,
 ) -> tuple[list[dict], dict]:
-    """The exact budget path of a method whose set is constant between its true cost and the
-    budget (see the module doc), and its record at `budget`. `steps_from_first_call`, where
-    given, may read the whole path off the first call's selection (msB's model schedule) as
-    (budget, record) pairs: no closure rounds then."""
+    """The exact budget path up to `budget` of a method whose set is constant between its true
+    cost and the budget (see the module doc), and its record at `budget`.
+    `steps_from_first_call`, where given, may read the whole path off the first call's
+    selection (msB's model schedule) as (budget, record) pairs: no closure rounds then."""
     costs = FeatureCosts.of(costs)
-    top = costs.total(range(costs.n_features))
     asked: dict[float, dict] = {}
-    queries = {0.0, float(budget), top, *np.linspace(0.0, top, SEED_BUDGETS + 2)[1:-1].tolist()}
+    queries = {0.0, float(budget), *np.linspace(0.0, budget, SEED_BUDGETS + 2)[1:-1].tolist()}
     if steps_from_first_call is not None:
         batch = sorted(queries)
         asked.update(zip(batch, choose(batch), strict=True))

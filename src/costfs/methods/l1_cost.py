@@ -26,9 +26,13 @@ w_j = c_j^xi:
   class's coefficient on it is non-zero.
 
 The standardisation and every fit are cost-free only at xi = 0, so there is no preparation.
+A budget's set depends on the path only, so a fit's budget path (`path_`), which asks for the
+selection at many budgets in turn, computes each xi's path once (`PATHS_KEPT`).
 """
 
+import hashlib
 import math
+from collections import OrderedDict
 
 import numpy as np
 
@@ -53,6 +57,30 @@ def penalty_weights(costs, xi: float) -> np.ndarray:
     weights[paid] = standalone[paid] ** xi
     weights[~paid] = FREE_WEIGHT_SHARE * weights[paid].min()
     return weights
+
+
+PATHS_KEPT = 4
+"""Paths `kept_path` keeps in memory, the most recent: one fit's xi values."""
+kept_paths: OrderedDict[bytes, list[np.ndarray]] = OrderedDict()
+
+
+def kept_path(X: np.ndarray, y: np.ndarray, costs, xi: float, **options) -> list[np.ndarray]:
+    """`cost_weighted_path`, computed once for the same data, costs, xi and options among the
+    last `PATHS_KEPT` asked for."""
+    costs = FeatureCosts.of(costs)
+    digest = hashlib.blake2b(digest_size=16)
+    for array in (X, y, costs.own, costs.group, costs.shared):
+        contiguous = np.ascontiguousarray(array)
+        digest.update(repr((contiguous.dtype.str, contiguous.shape)).encode())
+        digest.update(contiguous.tobytes())
+    digest.update(repr((float(xi), sorted(options.items()))).encode())
+    key = digest.digest()
+    if key not in kept_paths:
+        kept_paths[key] = cost_weighted_path(X, y, costs, xi, **options)
+        while len(kept_paths) > PATHS_KEPT:
+            kept_paths.popitem(last=False)
+    kept_paths.move_to_end(key)
+    return kept_paths[key]
 
 
 def cost_weighted_path(
@@ -123,7 +151,7 @@ class CostWeightedL1Selector(CostConstrainedSelector):
         `path_models`, the distinct supports of the path."""
         records = []
         for xi in grid:
-            supports = cost_weighted_path(
+            supports = kept_path(
                 X,
                 y,
                 costs,

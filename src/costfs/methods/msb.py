@@ -344,8 +344,7 @@ class ModelScheduleSelector(CostConstrainedSelector):
 
     def path_steps(self, selection, costs):
         """The model schedule's models that are the best fitting at their own cost, each
-        from its cost on: the whole schedule when `full_schedule` or the largest budget asked
-        for covers every model (`fit` asks for the cost of every feature)."""
+        from its cost on: the schedule up to the largest budget asked for (`fit`'s budget)."""
         schedule = schedule_from_arrays(selection.artifacts)
         steps = sorted({0.0, *(float(cost) for cost in schedule["cost"])})
         return [(cost, self._record(best_within(schedule, cost), cost)) for cost in steps]
