@@ -1,0 +1,83 @@
+"""What a selector's whole budget path costs beside one budget's selection, per method.
+
+For each method whose path is exact, fits its selector (default parameters, one thread) on a
+real data set with costs drawn U[1, 100], twice per round, alternating: once as `fit` runs
+(the path up to the budget, found exactly) and once reading the fitted budget only (the
+selector told its path is not exact, with no other budget: one `select` call, what a fit cost
+before paths). Prints per method the median seconds of each and their ratio, and checks that
+both give the same selection:
+
+    .venv/bin/python benchmarks/benchmark_path.py --data data/wdbc.csv.gz --rounds 3
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import pandas as pd
+
+from costfs.methods import l1_cost, load_method, method_names
+from costfs.study import realdata
+
+EXACT_SETTINGS = {"fs": {"racing": False}, "sts": {"depth_bound": "none"}}
+"""The settings under which a method whose defaults read its path over a grid has an exact
+one (`docs/design.md`, "Budget paths")."""
+
+
+def fit_seconds(selector, X, y, single_budget: bool) -> tuple[float, tuple]:
+    # Every fit computes l1_cost's regularisation paths afresh, as a first fit does.
+    l1_cost.kept_paths.clear()
+    if single_budget:
+        # The selector's class told its path is not exact: one select call at the budget.
+        selector.path_is_exact = lambda values: False
+    started = time.perf_counter()
+    selector.fit(X, y)
+    return time.perf_counter() - started, tuple(selector.selected_features_)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default="data/wdbc.csv.gz")
+    parser.add_argument("--methods", nargs="+", default=None)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--budget-share",
+        type=float,
+        default=0.5,
+        help="the fitted budget as a share of the total cost",
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    frame = pd.read_csv(args.data)
+    X, y, _, _ = realdata.table_to_arrays(frame, "target", None, args.data)
+    costs = np.round(np.random.default_rng(args.seed).uniform(1, 100, X.shape[1]), 2)
+    budget = float(args.budget_share * costs.sum())
+    methods = args.methods or [
+        name for name in method_names() if type(load_method(name)).exact_path
+    ]
+    print(f"{args.data}: {X.shape[0]} rows x {X.shape[1]} features, budget {budget:.1f}")
+    print("method\tpath steps\tone budget s\twhole path s\tratio")
+    for name in methods:
+        selector_class = type(load_method(name))
+        settings = EXACT_SETTINGS.get(name, {})
+        times = {False: [], True: []}
+        steps = 0
+        for _ in range(args.rounds):
+            chosen = {}
+            for single in (True, False):
+                selector = selector_class(
+                    feature_costs=costs, budget=budget, random_state=0, **settings
+                )
+                seconds, chosen[single] = fit_seconds(selector, X, y, single)
+                times[single].append(seconds)
+                if not single:
+                    steps = len(selector.path_)
+            if chosen[True] != chosen[False]:
+                raise SystemExit(f"{name}: the path's selection differs from one budget's")
+        one, whole = (statistics.median(times[single]) for single in (True, False))
+        print(f"{name}\t{steps}\t{one:.2f}\t{whole:.2f}\t{whole / one:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
