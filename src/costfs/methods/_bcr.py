@@ -109,11 +109,14 @@ def filter_selections(
     scores: np.ndarray, costs: np.ndarray, budgets: list[float], grid: list[float]
 ) -> list[dict]:
     """A filter's selection for every (xi, budget): the records a method's `select` returns."""
-    return [
-        {"value": xi, "budget": budget, "features": filter_selection(scores, costs, budget, xi)}
-        for xi in grid
-        for budget in budgets
-    ]
+    records = []
+    for xi in grid:
+        order = rank_by_ratio(filter_ratio(scores, costs, xi), costs)
+        records += [
+            {"value": xi, "budget": budget, "features": fill_budget(order, costs, budget)}
+            for budget in budgets
+        ]
+    return records
 
 
 def ranking_selections(order: np.ndarray, costs: np.ndarray, budgets: list[float]) -> list[dict]:

@@ -93,17 +93,26 @@ def exact_path(
         if steps is not None:
             return path_entries(steps, costs), asked[float(budget)]
     expanded: set[float] = set()
+    set_costs: dict[tuple[int, ...], float] = {}
+    answers = list(asked.values())
     while queries:
         batch = sorted(queries - asked.keys())
-        asked.update(zip(batch, choose(batch), strict=True))
-        found = {costs.total(_features(record)) for record in asked.values()}
+        if batch:
+            answers = choose(batch)
+            asked.update(zip(batch, answers, strict=True))
+        for record in answers:
+            features = _features(record)
+            if features not in set_costs:
+                set_costs[features] = costs.total(features)
+        answers = []
+        found = set(set_costs.values())
         queries = {_just_below(cost) for cost in found - expanded if cost > 0} - asked.keys()
         expanded |= found
     # Each set holds from its own true cost on: its first budget on the path.
     steps = {}
     for record in asked.values():
         features = _features(record)
-        steps.setdefault(features, (costs.total(features), record))
+        steps.setdefault(features, (set_costs[features], record))
     return path_entries(list(steps.values()), costs), asked[float(budget)]
 
 
@@ -156,6 +165,11 @@ def path_table(entries: Sequence[dict], feature_names, n_features: int) -> pd.Da
         for key in ("features", "added", "dropped"):
             row[key] = tuple(names[index] for index in entry[key])
         rows.append(row)
-    table = pd.DataFrame(rows, columns=None if rows else [*PATH_COLUMNS, "feature_indices"])
+    keys = list(dict.fromkeys(key for row in rows for key in row)) or [
+        *PATH_COLUMNS,
+        "feature_indices",
+    ]
+    # By column: pandas reads a list of dicts holding tuples row by row, slowly.
+    table = pd.DataFrame({key: [row.get(key) for row in rows] for key in keys}, columns=keys)
     own = [column for column in table.columns if column not in (*PATH_COLUMNS, "feature_indices")]
     return table[[*PATH_COLUMNS, "feature_indices", *own]]

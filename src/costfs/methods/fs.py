@@ -64,6 +64,7 @@ from costfs.methods._bcr import (
     ratio_ranks,
     step_ratio,
 )
+from costfs.methods._kept import Kept, digest
 from costfs.methods._selector import CostConstrainedSelector
 
 RACING_ETA = 4
@@ -251,10 +252,13 @@ def forward_paths(
     positive_delta: str,
     n_jobs: int = 1,
     engine: str = "auto",
+    known_errors: dict[Evaluation, float] | None = None,
 ) -> ForwardSearch:
     """The forward steps of every (xi in grid, budget) path, grown through one memo; `forests`
     is "per_set" (each set's forest seeded from the set, on the forest `engine`) or "common"
-    (`costfs.engine.trees.CommonRandomForests`, seeded from the run)."""
+    (`costfs.engine.trees.CommonRandomForests`, seeded from the run). `known_errors`, the
+    memo of an earlier call on the same data, seed, `forests` and engine, is read and added
+    to: its forests are not grown again."""
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
     costs = FeatureCosts.of(costs)
@@ -262,7 +266,9 @@ def forward_paths(
     empty_error = empty_set_error(y)
     # No tree can split on a column constant on the training rows: it would only take budget.
     constant = np.ptp(X, axis=0) == 0 if X.shape[0] else np.zeros(X.shape[1], dtype=bool)
-    search = ForwardSearch(errors={((), trees): empty_error for trees in levels})
+    errors = {} if known_errors is None else known_errors
+    errors.update({((), trees): empty_error for trees in levels})
+    search = ForwardSearch(errors=errors)
     if forests == "common":
         from costfs.engine.trees import CommonRandomForests
 
@@ -370,6 +376,10 @@ def forward_paths(
     return search
 
 
+kept_errors = Kept()
+"""The forests' OOB errors of the last few fits (`costfs.methods._kept`)."""
+
+
 class ForwardSelector(CostConstrainedSelector):
     summary = (
         "Random Forest forward selection by ΔOOB-MMCE / c_j^ξ; forests on common random numbers "
@@ -421,6 +431,9 @@ class ForwardSelector(CostConstrainedSelector):
     def select(
         self, X, y, costs, budgets, grid, context, *, n_trees, racing, forests, positive_delta
     ):
+        # A set's OOB error depends on the data, the seed and the forests only: a fit's budget
+        # path, which asks for budget after budget, grows each forest once.
+        key = digest(X, y, seed=context.seed, forests=forests, engine=context.engine)
         search = forward_paths(
             X,
             y,
@@ -434,6 +447,7 @@ class ForwardSelector(CostConstrainedSelector):
             positive_delta=positive_delta,
             n_jobs=context.n_jobs,
             engine=context.engine,
+            known_errors=kept_errors.get(key, dict),
         )
         return Selection(
             [

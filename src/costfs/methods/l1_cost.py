@@ -27,18 +27,17 @@ w_j = c_j^xi:
 
 The standardisation and every fit are cost-free only at xi = 0, so there is no preparation.
 A budget's set depends on the path only, so a fit's budget path (`path_`), which asks for the
-selection at many budgets in turn, computes each xi's path once (`PATHS_KEPT`).
+selection at many budgets in turn, computes each xi's path once (`kept_path`).
 """
 
-import hashlib
 import math
-from collections import OrderedDict
 
 import numpy as np
 
 from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.seeds import derive_seed
 from costfs.methods._base import XI, Parameter, Selection, integer, number
+from costfs.methods._kept import Kept, digest
 from costfs.methods._l1 import l1_supports, smallest_c, standardised
 from costfs.methods._selector import CostConstrainedSelector
 
@@ -59,28 +58,16 @@ def penalty_weights(costs, xi: float) -> np.ndarray:
     return weights
 
 
-PATHS_KEPT = 4
-"""Paths `kept_path` keeps in memory, the most recent: one fit's xi values."""
-kept_paths: OrderedDict[bytes, list[np.ndarray]] = OrderedDict()
+kept_paths = Kept()
+"""The regularisation paths of the last fits' xi values."""
 
 
 def kept_path(X: np.ndarray, y: np.ndarray, costs, xi: float, **options) -> list[np.ndarray]:
     """`cost_weighted_path`, computed once for the same data, costs, xi and options among the
-    last `PATHS_KEPT` asked for."""
+    last few asked for (`costfs.methods._kept`)."""
     costs = FeatureCosts.of(costs)
-    digest = hashlib.blake2b(digest_size=16)
-    for array in (X, y, costs.own, costs.group, costs.shared):
-        contiguous = np.ascontiguousarray(array)
-        digest.update(repr((contiguous.dtype.str, contiguous.shape)).encode())
-        digest.update(contiguous.tobytes())
-    digest.update(repr((float(xi), sorted(options.items()))).encode())
-    key = digest.digest()
-    if key not in kept_paths:
-        kept_paths[key] = cost_weighted_path(X, y, costs, xi, **options)
-        while len(kept_paths) > PATHS_KEPT:
-            kept_paths.popitem(last=False)
-    kept_paths.move_to_end(key)
-    return kept_paths[key]
+    key = digest(X, y, costs.own, costs.group, costs.shared, xi=float(xi), **options)
+    return kept_paths.get(key, lambda: cost_weighted_path(X, y, costs, xi, **options))
 
 
 def cost_weighted_path(
