@@ -209,7 +209,7 @@ def select(args) -> None:
 
 def budget_results(args, problem: Problem, X: np.ndarray, metrics: list[str]):
     """The selection at each of `--budget`: the JSON document and the printed report."""
-    codes, y, names, categorical, costs, classes, _ = problem
+    codes, y, names, _, costs, classes, _ = problem
     table = single_run.select_once(
         X,
         y,
@@ -222,26 +222,13 @@ def budget_results(args, problem: Problem, X: np.ndarray, metrics: list[str]):
         n_jobs=args.threads,
         progress=lambda message: library_log.info("%s", message),
     )
-    assessment = None
-    if args.splits:
-        log.info(
-            "held-out assessment: the whole selection on %d splits, each holding out a "
-            "third of the rows",
-            args.splits,
-        )
-        assessment = assess_selection(
-            _selector(args, costs),
-            codes,
-            y,
-            args.budget,
-            categorical=categorical,
-            cv=held_out_splits(args.splits, args.seed),
-            metrics=tuple(metrics),
-            n_trees=args.n_trees,
-            random_state=args.seed,
-            n_jobs=args.threads,
-            recommended=dict(zip(table["budget"], table["features"], strict=True)),
-        ).set_index("budget")
+    assessment = _held_out(
+        args,
+        _selector(args, costs),
+        problem,
+        dict(zip(table["budget"], table["features"], strict=True)),
+        metrics,
+    )
     hyperparameter = load_method(args.method).hyperparameter
     constant = set(np.flatnonzero(np.nanmax(codes, axis=0) == np.nanmin(codes, axis=0)).tolist())
     results = []
@@ -265,18 +252,56 @@ def budget_results(args, problem: Problem, X: np.ndarray, metrics: list[str]):
         if assessment is not None:
             result.update(_held_out_fields(assessment.loc[row.budget], metrics))
         results.append(result)
-    definitions = metric_definitions(metrics, classes)
     document = {
+        **_document_head(args, classes, metrics if assessment is not None else []),
+        "results": results,
+    }
+    report = _report(results, hyperparameter.name if hyperparameter else None, classes)
+    return document, report
+
+
+def _held_out(
+    args, selector, problem: Problem, recommended: dict, metrics: list[str]
+) -> "pd.DataFrame | None":
+    """`assess_selection` of `selector` at the budgets of `recommended` (budget -> the set
+    selected on all rows) over `--splits` splits, by budget; None for no splits."""
+    if not args.splits:
+        return None
+    log.info(
+        "held-out assessment: the whole selection on %d splits, each holding out a third of "
+        "the rows",
+        args.splits,
+    )
+    return assess_selection(
+        selector,
+        problem.X,
+        problem.y,
+        list(recommended),
+        categorical=problem.categorical,
+        cv=held_out_splits(args.splits, args.seed),
+        metrics=tuple(metrics),
+        n_trees=args.n_trees,
+        random_state=args.seed,
+        n_jobs=args.threads,
+        recommended=recommended,
+    ).set_index("budget")
+
+
+def _document_head(args, classes: list[str], metrics: list[str]) -> dict:
+    """What the JSON of `--out` states before its results: the inputs, the method, the
+    classes and, with a held-out assessment, what its metrics and estimates are."""
+    return {
         "data": args.data,
         "costs": args.costs,
         "method": args.method,
         "classes": classes,
         "positive_class": classes[-1] if len(classes) == 2 else None,
-        **({"metrics": definitions, "estimates": ESTIMATES} if assessment is not None else {}),
-        "results": results,
+        **(
+            {"metrics": metric_definitions(metrics, classes), "estimates": ESTIMATES}
+            if metrics
+            else {}
+        ),
     }
-    report = _report(results, hyperparameter.name if hyperparameter else None, classes)
-    return document, report
 
 
 def _held_out_fields(held_out: "pd.Series", metrics: list[str]) -> dict:
@@ -303,7 +328,7 @@ is not exact (which fits per budget) when no --budget is given."""
 def path_result(args, problem: Problem, X: np.ndarray, metrics: list[str]):
     """The selection's budget path up to the largest --budget (else the total cost) from one
     fit, each step with its held-out estimate: the JSON document and the printed report."""
-    codes, y, names, categorical, costs, classes, _ = problem
+    _, y, names, _, costs, classes, _ = problem
     everything = costs.total(np.arange(costs.n_features))
     top = max(args.budget) if args.budget else everything
     grid = list(args.budget) if args.budget else np.linspace(0, top, PATH_GRID + 1).tolist()
@@ -320,26 +345,13 @@ def path_result(args, problem: Problem, X: np.ndarray, metrics: list[str]):
         else f"read at the {len(set(grid) | {top})} budget(s) asked for (the method fits per "
         "budget)",
     )
-    assessment = None
-    if args.splits:
-        log.info(
-            "held-out assessment: the whole selection on %d splits, each holding out a third "
-            "of the rows, read at each step's budget",
-            args.splits,
-        )
-        assessment = assess_selection(
-            selector,
-            codes,
-            y,
-            path["budget"].tolist(),
-            categorical=categorical,
-            cv=held_out_splits(args.splits, args.seed),
-            metrics=tuple(metrics),
-            n_trees=args.n_trees,
-            random_state=args.seed,
-            n_jobs=args.threads,
-            recommended=dict(zip(path["budget"], path["feature_indices"], strict=True)),
-        ).set_index("budget")
+    assessment = _held_out(
+        args,
+        selector,
+        problem,
+        dict(zip(path["budget"], path["feature_indices"], strict=True)),
+        metrics,
+    )
     steps, previous = [], []
     for entry in path.to_dict("records"):
         indices = [int(j) for j in entry["feature_indices"]]
@@ -355,17 +367,8 @@ def path_result(args, problem: Problem, X: np.ndarray, metrics: list[str]):
             step.update(_held_out_fields(assessment.loc[entry["budget"]], metrics))
         steps.append(step)
     document = {
-        "data": args.data,
-        "costs": args.costs,
-        "method": args.method,
-        "classes": classes,
-        "positive_class": classes[-1] if len(classes) == 2 else None,
+        **_document_head(args, classes, metrics if assessment is not None else []),
         "path_exact": bool(fitted.path_exact_),
-        **(
-            {"metrics": metric_definitions(metrics, classes), "estimates": ESTIMATES}
-            if assessment is not None
-            else {}
-        ),
         "path": steps,
     }
     return document, _path_report(steps, metrics if assessment is not None else [], classes)
