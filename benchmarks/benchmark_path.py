@@ -17,7 +17,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from costfs.methods import fs, l1_cost, load_method, method_names
+from costfs.methods import load_method, method_names
+from costfs.methods._kept import clear_all
 from costfs.study import realdata
 
 EXACT_SETTINGS = {"fs": {"racing": False}, "sts": {"depth_bound": "none"}}
@@ -26,10 +27,8 @@ one (`docs/design.md`, "Budget paths")."""
 
 
 def fit_seconds(selector, X, y, single_budget: bool) -> tuple[float, tuple]:
-    # Every fit computes l1_cost's regularisation paths and forward selection's forests
-    # afresh, as a first fit does.
-    l1_cost.kept_paths.clear()
-    fs.kept_errors.clear()
+    # Every fit computes what methods keep between a path's calls afresh, as a first fit does.
+    clear_all()
     if single_budget:
         # The selector's class told its path is not exact: one select call at the budget.
         selector.path_is_exact = lambda values: False

@@ -10,7 +10,7 @@ A kept result is the one the inputs would give again: keeping it changes no sele
 import hashlib
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -32,9 +32,12 @@ def digest(*arrays: np.ndarray, **values: object) -> bytes:
 class Kept:
     """Up to `size` results by key, the least recently used dropped first."""
 
+    instances: ClassVar[list["Kept"]] = []
+
     def __init__(self, size: int = KEPT_RESULTS):
         self.size = size
         self._results: OrderedDict[bytes, Any] = OrderedDict()
+        Kept.instances.append(self)
 
     def get(self, key: bytes, compute: Callable[[], Any]) -> Any:
         """The result kept for `key`, or `compute()`'s, then kept."""
@@ -47,3 +50,9 @@ class Kept:
 
     def clear(self) -> None:
         self._results.clear()
+
+
+def clear_all() -> None:
+    """Forgets every kept result: the next fit computes all afresh, as a first fit does."""
+    for kept in Kept.instances:
+        kept.clear()

@@ -78,6 +78,7 @@ from costfs.core.validation import DataError
 from costfs.engine.forest import class_count
 from costfs.methods._base import XI, Parameter, Selection, choice, integer, number, or_null
 from costfs.methods._bcr import ratio_ranks, step_ratio
+from costfs.methods._kept import Kept, digest
 from costfs.methods._selector import CostConstrainedSelector
 from costfs.methods._xgboost import (
     XGBOOST_PARAMETERS,
@@ -106,7 +107,8 @@ class FeatBoostPath:
 
 
 class FeatBoostModels:
-    """H1 and H2 on one training set, memoised for every path of a `select` call."""
+    """H1 and H2 on one training set, memoised for every path of a `select` call (and of the
+    calls of one fit's budget path: `kept_models`)."""
 
     def __init__(
         self,
@@ -361,6 +363,10 @@ def featboost_path(
     return FeatBoostPath(tuple(selected), spent, accuracy, resets, stop)
 
 
+kept_models = Kept()
+"""The models, with their memos, of the last few fits (`costfs.methods._kept`)."""
+
+
 class FeatBoostSelector(GainImportancePreparation, CostConstrainedSelector):
     summary = (
         "FeatBoost (Alsahaf et al.): XGBoost ranking on re-weighted rows, top-m affordable "
@@ -434,18 +440,22 @@ class FeatBoostSelector(GainImportancePreparation, CostConstrainedSelector):
     ):
         """Per (xi, budget): the selected features, `unused_budget` and `resets`."""
         costs = FeatureCosts.of(costs)
-        models = FeatBoostModels(
-            X,
-            y,
-            seed=context.seed,
-            n_folds=n_folds,
-            evaluator=evaluator,
-            n_neighbors=n_neighbors,
-            n_estimators=n_estimators,
-            max_depth=max_depth,
-            learning_rate=learning_rate,
-            max_bin=max_bin,
-            equal_weight_importance=context.prepared["scores"],
+        settings = {
+            "seed": context.seed,
+            "n_folds": n_folds,
+            "evaluator": evaluator,
+            "n_neighbors": n_neighbors,
+            "n_estimators": n_estimators,
+            "max_depth": max_depth,
+            "learning_rate": learning_rate,
+            "max_bin": max_bin,
+        }
+        scores = np.asarray(context.prepared["scores"])
+        # The models' memos hold values keyed by all they depend on: a fit's budget path, which
+        # asks for budget after budget, reuses them (`costfs.methods._kept`).
+        models = kept_models.get(
+            digest(X, y, scores, **settings),
+            lambda: FeatBoostModels(X, y, equal_weight_importance=scores, **settings),
         )
 
         def run(xi: float) -> list[FeatBoostPath]:

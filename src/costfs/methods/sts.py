@@ -9,10 +9,11 @@ tree's distinct features and its class votes on the training rows (-1 where the 
 `ensemble_selections` is the selection core shared with `sts_features`.
 """
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from costfs.core.costs import BUDGET_TOLERANCE, NO_GROUP, FeatureCosts
 from costfs.core.seeds import derive_seed
@@ -31,6 +32,7 @@ from costfs.methods._bcr import (
     ratio_ranks,
     step_ratio,
 )
+from costfs.methods._kept import Kept, digest
 from costfs.methods._selector import CostConstrainedSelector
 
 
@@ -327,10 +329,22 @@ def _paths(
     return paths
 
 
+kept_candidates = Kept()
+"""The candidate matrices of the last few fits' ensembles and costs: a fit's budget path asks
+for budget after budget of one ensemble (`costfs.methods._kept`)."""
+
+
+@functools.cache
+def _thread_pools() -> ThreadpoolController:
+    # Finding the loaded libraries takes milliseconds, once per select call without this;
+    # BLAS is loaded with NumPy, before the first call.
+    return ThreadpoolController()
+
+
 def _single_threaded_blas():
     # The matrix-vector products of a step are small: threaded BLAS only adds overhead, and is
     # 10-100x slower than one thread when the cores are busy with other jobs.
-    return threadpool_limits(limits=1, user_api="blas")
+    return _thread_pools().limit(limits=1, user_api="blas")
 
 
 DEPTH_BOUNDS = ("none", "budget")
@@ -371,7 +385,10 @@ def selection_paths(
     With `depth_bound` "budget", a budget chooses among the trees no deeper than its
     `budget_depth` only.
     """
-    candidates = _Candidates(prepared, y, costs)
+    costs = FeatureCosts.of(costs)
+    arrays = [np.asarray(prepared[key]) for key in sorted(prepared)]
+    key = digest(y, costs.own, costs.group, costs.shared, *arrays, keys=sorted(prepared))
+    candidates = kept_candidates.get(key, lambda: _Candidates(prepared, y, costs))
     budget_array = np.asarray(budgets, dtype=float)
     groups = [(None, np.arange(budget_array.size))]
     if depth_bound == "budget":
