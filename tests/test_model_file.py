@@ -171,3 +171,13 @@ def test_select_path_prints_every_step_with_its_held_out_error(clinic, tmp_path,
         == 0
     )
     assert json.loads(single.read_text())["results"][0]["features"] == middle["features"]
+
+
+def test_predict_warns_of_a_level_the_model_never_saw(saved, caplog):
+    rows = pd.read_csv(saved["new"], dtype=str, keep_default_na=False)
+    rows.loc[0, "grade"] = "extreme"
+    unseen = saved["directory"] / "unseen.csv"
+    rows.to_csv(unseen, index=False)
+    code, predictions = predict(saved, unseen)
+    assert code == 0 and len(predictions) == len(rows)
+    assert "'grade'" in caplog.text and "['extreme']" in caplog.text

@@ -96,9 +96,13 @@ def predict(args) -> None:
         len(features),
         ", ".join(features) or "none (every row gets the training class shares)",
     )
-    unseen = {
-        name: sorted(set(X[name].dropna()) - set(document["levels"][name])) for name in categorical
-    }
+    pipeline = document["pipeline"]
+    # The levels each text column was fit on are the encoder's own.
+    encoder = pipeline["columns"].named_transformers_["levels"] if categorical else None
+    known = (
+        dict(zip(encoder.feature_names_in_, encoder.categories_, strict=True)) if encoder else {}
+    )
+    unseen = {name: sorted(set(X[name].dropna()) - set(known[name])) for name in categorical}
     for name, levels in unseen.items():
         if levels:
             log.warning(
@@ -108,7 +112,6 @@ def predict(args) -> None:
                 name,
                 levels[:5],
             )
-    pipeline = document["pipeline"]
     shares = pipeline.predict_proba(X)
     labels = [str(label) for label in pipeline.classes_]
     table = pd.DataFrame({column: frame[column] for column in args.keep})

@@ -6,9 +6,10 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 
 from costfs.cli import storage
 from costfs.cli.arguments import (
@@ -29,9 +30,6 @@ from costfs.core.tabular import encode_levels
 from costfs.methods import load_method, method_names
 from costfs.study import realdata, single_run
 from costfs.study.assessment import SPLITS, assess_selection, held_out_splits
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 log = logging.getLogger("costfs.cli")
 library_log = logging.getLogger("costfs")
@@ -54,7 +52,7 @@ class Problem(NamedTuple):
     costs: FeatureCosts
     classes: list[str]
     """The label of each class code."""
-    frame: "pd.DataFrame"
+    frame: pd.DataFrame
     """The table as read: what a saved model is fit on and later reads."""
 
 
@@ -161,10 +159,10 @@ def select(args) -> None:
     with shown:
         if args.path:
             document, report = path_result(args, problem, X, metrics)
-            chosen = document["path"][-1]["features"]
+            chosen = document["path"][-1]
         else:
             document, report = budget_results(args, problem, X, metrics)
-            chosen = document["results"][-1]["features"]
+            chosen = document["results"][-1]
     # The result is shown before it is written: a path that cannot be written loses nothing.
     print(report, flush=True)
     if args.out:
@@ -176,23 +174,20 @@ def select(args) -> None:
     if args.save_model:
         from costfs.cli.model import save_model
 
-        text_columns = [names[j] for j in categorical if names[j] in chosen]
+        features = chosen["features"]
         save_model(
             args.save_model,
             frame,
-            chosen,
+            features,
             {
                 "labels": np.asarray(classes, dtype=object)[y],
-                "categorical": text_columns,
-                "levels": {
-                    name: sorted(frame[name].dropna().astype(str).unique()) for name in text_columns
-                },
+                "categorical": [names[j] for j in categorical if names[j] in features],
                 "classes": classes,
                 "target": args.target,
                 "missing_values": list(args.missing_values),
                 "method": args.method,
                 "budget": float(args.budget[0]),
-                "cost": float(costs.total([names.index(name) for name in chosen])),
+                "cost": float(chosen["cost"]),
                 "data": str(args.data),
             },
             n_trees=args.n_trees,
@@ -201,7 +196,7 @@ def select(args) -> None:
         )
         log.info(
             "model on %d feature(s) written to %s; apply it with: costfs predict %s NEW.csv",
-            len(chosen),
+            len(features),
             args.save_model,
             args.save_model,
         )
@@ -262,7 +257,7 @@ def budget_results(args, problem: Problem, X: np.ndarray, metrics: list[str]):
 
 def _held_out(
     args, selector, problem: Problem, recommended: dict, metrics: list[str]
-) -> "pd.DataFrame | None":
+) -> pd.DataFrame | None:
     """`assess_selection` of `selector` at the budgets of `recommended` (budget -> the set
     selected on all rows) over `--splits` splits, by budget; None for no splits."""
     if not args.splits:
@@ -304,7 +299,7 @@ def _document_head(args, classes: list[str], metrics: list[str]) -> dict:
     }
 
 
-def _held_out_fields(held_out: "pd.Series", metrics: list[str]) -> dict:
+def _held_out_fields(held_out: pd.Series, metrics: list[str]) -> dict:
     """A budget's row of `assess_selection` as the JSON's estimates (`ESTIMATES`); JSON has no
     NaN, so an undefined value (one split has no interval) is null."""
     return {
@@ -333,7 +328,8 @@ def path_result(args, problem: Problem, X: np.ndarray, metrics: list[str]):
     top = max(args.budget) if args.budget else everything
     grid = list(args.budget) if args.budget else np.linspace(0, top, PATH_GRID + 1).tolist()
     selector = _selector(args, costs).set_params(budget=top, path_budgets=grid)
-    fitted = selector.fit(X, y)
+    # Fit on named columns, so that the path names the features it buys and drops.
+    fitted = selector.fit(pd.DataFrame(X, columns=names), y)
     path = fitted.path_
     log.info(
         "budget path of %s up to budget %g: %d step(s), %s",
@@ -352,17 +348,13 @@ def path_result(args, problem: Problem, X: np.ndarray, metrics: list[str]):
         dict(zip(path["budget"], path["feature_indices"], strict=True)),
         metrics,
     )
-    steps, previous = [], []
+    steps = []
     for entry in path.to_dict("records"):
-        indices = [int(j) for j in entry["feature_indices"]]
         step = {
             "budget": float(entry["budget"]),
             "cost": float(entry["cost"]),
-            "features": [names[j] for j in indices],
-            "added": [names[j] for j in indices if j not in previous],
-            "dropped": [names[j] for j in previous if j not in indices],
+            **{key: list(entry[key]) for key in ("features", "added", "dropped")},
         }
-        previous = indices
         if assessment is not None:
             step.update(_held_out_fields(assessment.loc[entry["budget"]], metrics))
         steps.append(step)
