@@ -9,7 +9,8 @@ import pytest
 import costfs
 from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.methods import load_method, method_names
-from costfs.methods._path import entry_at
+from costfs.methods._bcr import fill_budget
+from costfs.methods._path import entry_at, fill_path
 from tests.conftest import SMALL, run_method, small_selector
 
 OWN = np.array([0.0, 0.3, 0.4, 0.2, 0.5, 0.6, 0.0, 0.7])
@@ -147,3 +148,27 @@ def test_bad_path_budgets_are_named(bad, problem):
     X, y = problem
     with pytest.raises(costfs.core.errors.DataError, match="path_budgets"):
         costfs.BudgetRFSelector(feature_costs=OWN, path_budgets=bad, n_trees_max=5).fit(X, y)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_fill_orders_path_holds_the_fill_at_every_budget(seed):
+    """Integer costs make many budgets land exactly on a set's cost; shared-cost groups and a
+    free feature change what each feature adds as the walk goes."""
+    rng = np.random.default_rng(seed)
+    n_features = 9
+    own = rng.integers(0, 6, n_features).astype(float)
+    groups = rng.choice(["a", "b", None], n_features)
+    costs = FeatureCosts.grouped(own, groups, {"a": 3.0, "b": 2.0})
+    order = rng.permutation(n_features)
+    budget = costs.total(np.arange(n_features)) * 0.8
+    steps = fill_path(order, costs, budget)
+    starts = [cost for cost, _ in steps]
+    assert starts == sorted(starts) and starts[-1] <= budget + BUDGET_TOLERANCE
+    for cost, features in steps:
+        assert cost == costs.total(features)
+    for probe in np.arange(0.0, budget + 0.25, 0.25):
+        in_force = [features for cost, features in steps if cost <= probe + BUDGET_TOLERANCE][-1]
+        np.testing.assert_array_equal(in_force, fill_budget(order, costs, probe))
+    # Every set of the path is the fill at its own cost: no step is missing or spurious.
+    for cost, features in steps:
+        np.testing.assert_array_equal(features, fill_budget(order, costs, cost))

@@ -116,6 +116,8 @@ class FeatureCosts:
     def total(self, features) -> float:
         """The cost of a set: own costs plus each used group's shared cost once."""
         features = np.asarray(features, dtype=int)
+        if not self.has_groups:
+            return float(self.own[features].sum())
         groups = np.unique(self.group[features])
         return float(self.own[features].sum() + self.shared[groups[groups != NO_GROUP]].sum())
 

@@ -53,6 +53,7 @@ from costfs.engine.forest import (
     engine_available,
     resolve_engine,
 )
+from costfs.methods._path import fill_path
 
 if TYPE_CHECKING:
     from costfs.core.costs import FeatureCosts
@@ -230,6 +231,9 @@ class Selection:
     column indices) and any method-specific columns (numbers, None or strings: the columns of
     the selection table, `costfs.core.columns.value_column`)."""
     artifacts: dict[str, np.ndarray] = field(default_factory=dict)
+    fill_order: np.ndarray | None = None
+    """Where every budget is filled from one order (the filters, a ranking): that order, from
+    which the budget path is read directly (`path_steps`); not kept with the results."""
 
 
 @dataclass(frozen=True)
@@ -406,9 +410,17 @@ class Method:
     def path_steps(
         self, selection: Selection, costs: "FeatureCosts"
     ) -> list[tuple[float, dict]] | None:
-        """The whole budget path read off one selection, as (budget, record) pairs, where the
-        method keeps it (msB's model schedule); None: found by asking for budgets."""
-        return None
+        """The whole budget path up to the largest budget asked for, read off one selection,
+        as (budget, record) pairs, where the selection holds it (a fill order; msB's model
+        schedule); None: found by asking for budgets."""
+        if selection.fill_order is None:
+            return None
+        budget = max(float(record["budget"]) for record in selection.records)
+        value = selection.records[0]["value"]
+        return [
+            (cost, {"value": value, "budget": cost, "features": features})
+            for cost, features in fill_path(selection.fill_order, costs, budget)
+        ]
 
     def schedule(self, artifacts: Mapping[str, np.ndarray]):
         """The model schedule (a cost-accuracy curve) kept in a run's artifacts, as a table

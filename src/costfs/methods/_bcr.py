@@ -107,8 +107,8 @@ def filter_selection(scores: np.ndarray, costs, budget: float, xi: float) -> np.
 
 def filter_selections(
     scores: np.ndarray, costs: np.ndarray, budgets: list[float], grid: list[float]
-) -> list[dict]:
-    """A filter's selection for every (xi, budget): the records a method's `select` returns."""
+) -> Selection:
+    """A filter's selection for every (xi, budget), with its fill order where one xi is asked."""
     records = []
     for xi in grid:
         order = rank_by_ratio(filter_ratio(scores, costs, xi), costs)
@@ -116,14 +116,16 @@ def filter_selections(
             {"value": xi, "budget": budget, "features": fill_budget(order, costs, budget)}
             for budget in budgets
         ]
-    return records
+    return Selection(records, fill_order=order if len(grid) == 1 else None)
 
 
-def ranking_selections(order: np.ndarray, costs: np.ndarray, budgets: list[float]) -> list[dict]:
-    """Records of a grid-less method: per budget, `order` walked and filled to the budget."""
+def ranking_selections(order: np.ndarray, costs: np.ndarray, budgets: list[float]) -> Selection:
+    """The selection of a grid-less method: per budget, `order` walked and filled to the
+    budget."""
+    order = np.asarray(order, dtype=int)
     records = []
     for budget in budgets:
-        features = fill_budget(np.asarray(order, dtype=int), costs, budget)
+        features = fill_budget(order, costs, budget)
         records.append(
             {
                 "value": math.nan,
@@ -132,7 +134,7 @@ def ranking_selections(order: np.ndarray, costs: np.ndarray, budgets: list[float
                 "unused_budget": float(budget - FeatureCosts.of(costs).total(features)),
             }
         )
-    return records
+    return Selection(records, fill_order=order)
 
 
 THRESHOLDS = ("mean", "none")
@@ -160,6 +162,4 @@ def thresholded_selection(
     scores: np.ndarray, costs: np.ndarray, budgets: list[float], threshold: str
 ) -> Selection:
     """Per budget, the scores' ranking cut at `threshold` and filled to the budget."""
-    return Selection(
-        ranking_selections(thresholded_order(scores, costs, threshold), costs, budgets)
-    )
+    return ranking_selections(thresholded_order(scores, costs, threshold), costs, budgets)

@@ -12,6 +12,9 @@ a few budgets in between: the path up to the fit's budget, which is all a budget
 computes. The closure is the proof: below each step
 the set found is one of the path's, so no budget falls between two steps unasked.
 
+Fill paths. A method that fills every budget from one order (the filters, a ranking) has its
+path read off the order in one pass (`fill_path`), without asking for budgets.
+
 Grid paths. A method that fits per budget (BudgetRF's and CEGB's budgeted trees, FeatBoost's
 affordability resets, racing's survivor counts, STS's depth bound by budget, a tuned
 hyperparameter) has no such staircase; `grid_path` selects at each budget of a grid and keeps
@@ -24,10 +27,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, NO_GROUP, FeatureCosts
 from costfs.core.validation import DataError
 
-SEED_BUDGETS = 8
+SEED_BUDGETS = 32
 """Budgets between 0 and the fit's budget asked for in the first round of an exact
 path: most steps are found there, in one call, and the closure rounds fill the gaps."""
 
@@ -39,7 +42,7 @@ Chooser = Callable[[Sequence[float]], list[dict]]
 
 
 def _features(record: dict) -> tuple[int, ...]:
-    return tuple(sorted(int(feature) for feature in record["features"]))
+    return tuple(sorted(np.asarray(record["features"], dtype=int).tolist()))
 
 
 def _just_below(cost: float) -> float:
@@ -58,14 +61,15 @@ def path_entries(steps: Sequence[tuple[float, dict]], costs: FeatureCosts) -> li
         features = _features(record)
         if entries and features == previous:
             continue
+        kept, had = set(features), set(previous)
         entries.append(
             {
                 "budget": float(budget),
                 "cost": costs.total(features),
                 "n_features": len(features),
                 "features": features,
-                "added": tuple(f for f in features if f not in previous),
-                "dropped": tuple(f for f in previous if f not in features),
+                "added": tuple(f for f in features if f not in had),
+                "dropped": tuple(f for f in previous if f not in kept),
                 **{key: value for key, value in record.items() if key not in BUDGET_DEPENDENT},
             }
         )
@@ -116,6 +120,49 @@ def exact_path(
     return path_entries(list(steps.values()), costs), asked[float(budget)]
 
 
+def fill_path(order, costs, budget: float) -> list[tuple[float, np.ndarray]]:
+    """The exact budget path up to `budget` of walking `order` and keeping each feature whose
+    added cost still fits (`costfs.methods._bcr.fill_budget`), as (true cost, sorted features)
+    pairs, one per set by increasing cost.
+
+    One pass over the order splits the budget range into the intervals in which the walk
+    makes the same decisions: a feature that adds `a` to an interval's spending `s` is kept
+    from the budget s + a on and skipped below it. Bounds are budgets plus `BUDGET_TOLERANCE`
+    and sums are accumulated in the walk's order: the comparisons of a fill, in the same
+    floating point."""
+    costs = FeatureCosts.of(costs)
+    top = float(budget) + BUDGET_TOLERANCE
+    # One row per interval, by increasing start: where it starts, what it has spent, its
+    # kept features and paid groups.
+    starts = np.array([BUDGET_TOLERANCE])
+    spent = np.zeros(1)
+    kept = np.zeros((1, costs.n_features), dtype=bool)
+    paid = np.zeros((1, costs.shared.size), dtype=bool)
+    for feature in np.asarray(order, dtype=int):
+        group = costs.group[feature]
+        added = np.full(spent.size, costs.own[feature])
+        if group != NO_GROUP:
+            added = added + np.where(paid[:, group], 0.0, costs.shared[group])
+        threshold = spent + added
+        ends = np.append(starts[1:], np.inf)
+        whole = threshold <= starts
+        split = ~whole & (threshold < ends) & (threshold <= top)
+        # A split interval becomes two rows: the lower part skips the feature, the upper
+        # keeps it from the threshold on.
+        rows = np.repeat(np.arange(spent.size), 1 + split)
+        upper = np.zeros(rows.size, dtype=bool)
+        upper[np.cumsum(1 + split)[split] - 1] = True
+        keeps = whole[rows] | upper
+        starts = np.where(upper, threshold[rows], starts[rows])
+        spent = np.where(keeps, threshold[rows], spent[rows])
+        kept = kept[rows]
+        kept[keeps, feature] = True
+        paid = paid[rows]
+        if group != NO_GROUP:
+            paid[keeps, group] = True
+    return [(costs.total(np.flatnonzero(row)), np.flatnonzero(row)) for row in kept]
+
+
 def grid_path(choose: Chooser, costs, budgets: Sequence[float]) -> tuple[list[dict], list[dict]]:
     """The path over a grid of budgets: an entry at each budget whose set differs from the
     previous budget's; and the chosen records, one per budget."""
@@ -158,18 +205,19 @@ def path_table(entries: Sequence[dict], feature_names, n_features: int) -> pd.Da
         if feature_names is not None
         else [f"x{index}" for index in range(n_features)]
     )
-    rows = []
-    for entry in entries:
-        row = dict(entry)
-        row["feature_indices"] = entry["features"]
-        for key in ("features", "added", "dropped"):
-            row[key] = tuple(names[index] for index in entry[key])
-        rows.append(row)
-    keys = list(dict.fromkeys(key for row in rows for key in row)) or [
-        *PATH_COLUMNS,
-        "feature_indices",
-    ]
+    columns = {
+        "feature_indices": [entry["features"] for entry in entries],
+        **{
+            key: [tuple(names[index] for index in entry[key]) for entry in entries]
+            for key in ("features", "added", "dropped")
+        },
+    }
+    for key in dict.fromkeys(key for entry in entries for key in entry):
+        if key not in columns:
+            columns[key] = [entry.get(key) for entry in entries]
+    for key in PATH_COLUMNS:
+        columns.setdefault(key, [])
     # By column: pandas reads a list of dicts holding tuples row by row, slowly.
-    table = pd.DataFrame({key: [row.get(key) for row in rows] for key in keys}, columns=keys)
+    table = pd.DataFrame(columns)
     own = [column for column in table.columns if column not in (*PATH_COLUMNS, "feature_indices")]
     return table[[*PATH_COLUMNS, "feature_indices", *own]]

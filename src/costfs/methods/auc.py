@@ -1,7 +1,7 @@
 """AUC filter (RF paper, section 2.2): rank by 2|AUC - 0.5| / c^xi, fill the budget."""
 
 from costfs.engine.importance import auc_scores
-from costfs.methods._base import XI, Selection
+from costfs.methods._base import XI
 from costfs.methods._bcr import filter_selections
 from costfs.methods._selector import CostConstrainedSelector
 
@@ -20,4 +20,4 @@ class AUCFilter(CostConstrainedSelector):
         return {"scores": auc_scores(X, y)}
 
     def select(self, X, y, costs, budgets, grid, context):
-        return Selection(filter_selections(context.prepared["scores"], costs, budgets, grid))
+        return filter_selections(context.prepared["scores"], costs, budgets, grid)

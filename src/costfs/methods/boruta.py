@@ -22,7 +22,7 @@ import numpy as np
 from costfs.core.costs import FeatureCosts
 from costfs.core.extras import import_optional
 from costfs.engine.forest import ENGINES, gini_importances, random_forest
-from costfs.methods._base import Parameter, Selection, choice, integer, number, or_value
+from costfs.methods._base import Parameter, choice, integer, number, or_value
 from costfs.methods._bcr import ranking_selections
 from costfs.methods._selector import CostConstrainedSelector
 
@@ -150,4 +150,4 @@ class BorutaSelector(CostConstrainedSelector):
         order = boruta_order(
             context.prepared["decisions"], context.prepared["importance"], costs, keep
         )
-        return Selection(ranking_selections(order, costs, budgets))
+        return ranking_selections(order, costs, budgets)

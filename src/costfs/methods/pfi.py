@@ -1,7 +1,7 @@
 """Permutation-importance filter (RF paper, section 2.3): rank by pFI / c^xi, fill the budget."""
 
 from costfs.engine.importance import IMPORTANCE_ENGINES, permutation_importance
-from costfs.methods._base import XI, Parameter, Selection, integer
+from costfs.methods._base import XI, Parameter, integer
 from costfs.methods._bcr import filter_selections
 from costfs.methods._selector import CostConstrainedSelector
 
@@ -34,4 +34,4 @@ class PermutationImportanceFilter(CostConstrainedSelector):
         return {"scores": scores}
 
     def select(self, X, y, costs, budgets, grid, context):
-        return Selection(filter_selections(context.prepared["scores"], costs, budgets, grid))
+        return filter_selections(context.prepared["scores"], costs, budgets, grid)

@@ -7,7 +7,6 @@ constraint), so a method worth its cost beats it at every budget.
 
 import numpy as np
 
-from costfs.methods._base import Selection
 from costfs.methods._bcr import ranking_selections
 from costfs.methods._selector import CostConstrainedSelector
 
@@ -20,4 +19,4 @@ class RandomFillSelector(CostConstrainedSelector):
 
     def select(self, X, y, costs, budgets, grid, context):
         order = np.random.default_rng(context.seed).permutation(np.asarray(X).shape[1])
-        return Selection(ranking_selections(order, costs, budgets))
+        return ranking_selections(order, costs, budgets)
