@@ -161,6 +161,9 @@ class _Candidates:
             members = grouped & (self.costs.group == group)
             self.group_mask[:, group] = self.feature_mask[:, members].any(axis=1)
         self.own_cost = self.added_costs(np.ones(self.costs.n_features, dtype=bool))
+        self.errors_by_prefix: dict[tuple[int, ...], np.ndarray] = {}
+        """`errors_after` of the ensemble of each path prefix met (its trees in order): the
+        budgets of a fit's path, asked call after call, walk the same prefixes."""
 
     @staticmethod
     def _feature_mask(prepared: dict[str, np.ndarray], n_features: int) -> np.ndarray:
@@ -268,7 +271,10 @@ def _next_trees(
     eligible = np.flatnonzero(state.alive & (added <= remaining.max()))
     if eligible.size == 0:
         return np.full(budgets.size, -1)
-    errors = candidates.errors_after(state.class_votes)[eligible]
+    prefix = tuple(step.tree for step in state.steps)
+    if prefix not in candidates.errors_by_prefix:
+        candidates.errors_by_prefix[prefix] = candidates.errors_after(state.class_votes)
+    errors = candidates.errors_by_prefix[prefix][eligible]
     error = state.steps[-1].error if state.steps else candidates.empty_error
     delta = errors / candidates.n_rows - error
     ratio = step_ratio(delta, added[eligible], xi, positive_delta)
