@@ -3,6 +3,7 @@ values, a text column, a shared-cost group)."""
 
 import fractions
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -109,6 +110,8 @@ def test_predict_refuses_a_file_without_the_model_s_columns(saved, caplog):
     code, predictions = predict(saved, short)
     assert code == 2 and predictions is None
     assert str(short) in caplog.text and "'grade'" in caplog.text
+    # The file's few columns are listed whole, without a mark of more.
+    assert f"its {len(rows.columns) - 1} columns:" in caplog.text and "..." not in caplog.text
 
 
 def test_predict_refuses_text_in_a_column_the_model_read_as_numbers(saved, caplog):
@@ -116,12 +119,15 @@ def test_predict_refuses_text_in_a_column_the_model_read_as_numbers(saved, caplo
     document = load_model(str(saved["model"]))
     number = next(name for name in document["features"] if name not in document["categorical"])
     rows.loc[3, number] = "unknown"
+    rows.loc[5, number] = "n.k."
     wrong = saved["directory"] / "wrong.csv"
     rows.to_csv(wrong, index=False)
     assert predict(saved, wrong)[0] == 2
-    assert repr(number) in caplog.text and "'unknown'" in caplog.text
+    assert repr(number) in caplog.text and "2 value(s)" in caplog.text
+    assert "'unknown' in row 4" in caplog.text and "'n.k.' in row 6" in caplog.text
+    assert "--decimal" in caplog.text
     # Listed as a missing value, the mark is read as one.
-    assert predict(saved, wrong, "--missing-values", "unknown")[0] == 0
+    assert predict(saved, wrong, "--missing-values", "unknown", "n.k.")[0] == 0
 
 
 def test_predict_refuses_a_model_file_that_names_other_types(saved, caplog):
@@ -136,6 +142,10 @@ def test_save_model_takes_one_budget(clinic, tmp_path, caplog):
     code = clinic_select(clinic, "--budget", "1", "2", "--save-model", str(model))
     assert code == 2 and "exactly one --budget" in caplog.text
     assert not model.exists()
+    # Without any budget the message names the one thing that helps: --path cannot.
+    caplog.clear()
+    assert clinic_select(clinic, "--save-model", str(model)) == 2
+    assert "exactly one --budget" in caplog.text and "--path" not in caplog.text
 
 
 def test_select_path_prints_every_step_with_its_held_out_error(clinic, tmp_path, capsys):
@@ -158,9 +168,15 @@ def test_select_path_prints_every_step_with_its_held_out_error(clinic, tmp_path,
         held_out = step["held_out"]
         assert held_out["mmce_low"] <= held_out["mmce"] <= held_out["mmce_high"]
     printed = capsys.readouterr().out.splitlines()
-    assert printed[0].split("\t")[:5] == ["from budget", "cost", "n", "buy", "drop"]
+    assert re.split(r"\s{2,}", printed[0])[:5] == ["from budget", "cost", "n", "buy", "drop"]
     assert len(printed) == len(steps) + 1
-    assert printed[1].split("\t")[3] == "+age"
+    assert re.split(r"\s{2,}", printed[1])[3] == "+age"
+    # The columns line up: each step's cost stands under the header's.
+    column = printed[0].index("cost")
+    for line, step in zip(printed[1:], steps, strict=True):
+        assert line[column:].split()[0] == f"{step['cost']:.4g}"
+    assert all(type(step["held_out"]["n_splits"]) is int for step in steps)
+    assert all(type(step["held_out"]["on_pareto_front"]) is bool for step in steps)
     # Each step is what `--budget` at its budget selects.
     middle = steps[len(steps) // 2]
     single = tmp_path / "single.json"

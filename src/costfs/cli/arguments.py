@@ -18,7 +18,14 @@ def positive_integer(text: str) -> int:
     return check_positive_integer(int(text), text)
 
 
-THREADS = (["--threads"], {"type": positive_integer, "default": 1})
+THREADS = (
+    ["--threads"],
+    {
+        "type": positive_integer,
+        "default": 1,
+        "help": "CPU threads to use (default: 1); the answer is the same for any number",
+    },
+)
 
 QUIET, NORMAL, VERBOSE = 0, 1, 2
 """How much a user command tells on the terminal (`costfs.cli.configure_logging`)."""

@@ -76,7 +76,10 @@ ESTIMATES = {
     "chosen_by_splits": "how many of the held-out splits chose this very set",
     "held_out_this_set": "this set's held-out error, on the splits that chose it",
     "held_out": "the procedure's held-out error: the whole selection repeated on each split, "
-    "which may choose other sets (mean and 95% interval)",
+    "which may choose other sets (mean and 95% interval); its cost and n_features are the "
+    "means over the splits of the chosen sets' cost and size, distinct_sets how many different "
+    "sets they chose, on_pareto_front whether no budget of lower mean cost has a lower mean "
+    "error",
 }
 """What each estimate of `costfs select`'s JSON is: the same wording as its printed table."""
 
@@ -129,15 +132,15 @@ def check_out_is_not_an_input(args) -> None:
 def check_budget_options(args) -> None:
     """Raises `DataError` where the budgets do not fit the options: `--budget` is needed
     unless `--path` is given, and `--save-model` takes one budget."""
-    if args.budget is None and not args.path:
-        raise DataError(
-            "give --budget B [B ...], or --path for the selection at every budget at which it "
-            "changes"
-        )
     if args.save_model and (args.budget is None or len(args.budget) != 1):
         raise DataError(
             f"--save-model {args.save_model}: give exactly one --budget, the budget whose "
             "features the model reads"
+        )
+    if args.budget is None and not args.path:
+        raise DataError(
+            "give --budget B [B ...], or --path for the selection at every budget at which it "
+            "changes"
         )
 
 
@@ -308,16 +311,25 @@ def _held_out_fields(held_out: pd.Series, metrics: list[str]) -> dict:
             metric: _json_number(held_out[f"{metric}_same_set"]) for metric in metrics
         },
         "held_out": {
-            key: _json_number(value)
+            key: _held_out_value(key, value)
             for key, value in held_out.items()
             if not key.startswith("same_set") and not key.endswith("_same_set")
         },
     }
 
 
+def _held_out_value(key: str, value):
+    """A held-out estimate as JSON: counts as integers, the front flag as a boolean."""
+    if key in ("n_splits", "distinct_sets"):
+        return int(value)
+    if key == "on_pareto_front":
+        return bool(value)
+    return _json_number(value)
+
+
 PATH_GRID = 20
-"""Steps of the budget grid over [0, total cost] at which `--path` reads a method whose path
-is not exact (which fits per budget) when no --budget is given."""
+"""Steps of the budget grid over [0, the largest --budget or the total cost] at which
+`--path` reads a method whose path is not exact (which fits per budget)."""
 
 
 def path_result(args, problem: Problem, X: np.ndarray, metrics: list[str]):
@@ -326,20 +338,28 @@ def path_result(args, problem: Problem, X: np.ndarray, metrics: list[str]):
     _, y, names, _, costs, classes, _ = problem
     everything = costs.total(np.arange(costs.n_features))
     top = max(args.budget) if args.budget else everything
-    grid = list(args.budget) if args.budget else np.linspace(0, top, PATH_GRID + 1).tolist()
+    grid = sorted({*np.linspace(0, top, PATH_GRID + 1).tolist(), *(args.budget or [])})
     selector = _selector(args, costs).set_params(budget=top, path_budgets=grid)
     # Fit on named columns, so that the path names the features it buys and drops.
     fitted = selector.fit(pd.DataFrame(X, columns=names), y)
     path = fitted.path_
+    hyperparameter = load_method(args.method).hyperparameter
+    value, setting = None, ""
+    if hyperparameter is not None and args.xi == "tuned":
+        value, setting = "tuned", f" ({hyperparameter.name} tuned at each budget)"
+    elif hyperparameter is not None:
+        value = float(getattr(fitted, f"{hyperparameter.name}_"))
+        setting = f" ({hyperparameter.name} = {value:g})"
     log.info(
-        "budget path of %s up to budget %g: %d step(s), %s",
+        "budget path of %s%s up to budget %g: %d step(s), %s",
         args.method,
+        setting,
         top,
         len(path),
         "exact (every budget at which the selection changes)"
         if fitted.path_exact_
-        else f"read at the {len(set(grid) | {top})} budget(s) asked for (the method fits per "
-        "budget)",
+        else f"read at {len(grid)} budgets from 0 to {top:g} (the method fits per budget: a "
+        "change between two of them is not seen)",
     )
     assessment = _held_out(
         args,
@@ -360,6 +380,7 @@ def path_result(args, problem: Problem, X: np.ndarray, metrics: list[str]):
         steps.append(step)
     document = {
         **_document_head(args, classes, metrics if assessment is not None else []),
+        **({} if value is None else {hyperparameter.name: value}),
         "path_exact": bool(fitted.path_exact_),
         "path": steps,
     }
@@ -373,7 +394,7 @@ def _path_report(steps: list[dict], metrics: list[str], classes: list[str]) -> s
     if metrics:
         header.append("chosen by splits")
         header += [f"{metric_name(metric, classes)} [95% interval]" for metric in metrics]
-    lines = ["\t".join(header)]
+    rows = [header]
     for step in steps:
         cells = [
             f"{step['budget']:g}",
@@ -385,8 +406,17 @@ def _path_report(steps: list[dict], metrics: list[str], classes: list[str]) -> s
         if metrics:
             cells.append(f"{step['chosen_by_splits']} of {step['held_out']['n_splits']:.0f}")
             cells += [_interval(step["held_out"], metric) for metric in metrics]
-        lines.append("\t".join(cells))
-    return "\n".join(lines)
+        rows.append(cells)
+    return aligned(rows)
+
+
+def aligned(rows: list[list[str]]) -> str:
+    """Rows of cells as a table with its columns lined up, two spaces apart."""
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    )
 
 
 def warn_of_a_budget_that_buys_little(
@@ -528,7 +558,7 @@ def _report(results: list[dict], hyperparameter: str | None, classes: list[str])
         ]
     else:
         header.append("oob_mmce")
-    lines = ["\t".join([*header, "features to buy"])]
+    rows = [[*header, "features to buy"]]
     for result in results:
         cells = [f"{result['budget']:g}"]
         if hyperparameter:
@@ -541,8 +571,8 @@ def _report(results: list[dict], hyperparameter: str | None, classes: list[str])
         else:
             cells.append(_shown(result["oob_mmce"], 4))
         cells.append(", ".join(result["features"]))
-        lines.append("\t".join(cells))
-    return "\n".join(lines)
+        rows.append(cells)
+    return aligned(rows)
 
 
 METRIC_NAMES = {
@@ -634,8 +664,8 @@ def register(commands) -> None:
                 "action": "store_true",
                 "help": "print the whole budget path instead: every budget at which the "
                 "selection changes, the features it buys or drops there and each step's "
-                "held-out error (a method that fits per budget is read at the --budget values, "
-                "else at 20 budgets up to the total cost)",
+                f"held-out error (a method that fits per budget is read at {PATH_GRID + 1} "
+                "budgets from 0 to where the path stops, and at each --budget)",
             },
         ),
         (
@@ -646,23 +676,40 @@ def register(commands) -> None:
                 "scikit-learn pipeline in skops' format, for costfs predict (one --budget)",
             },
         ),
-        (["--method"], {"default": SELECT_DEFAULTS["method"], "choices": method_names()}),
+        (
+            ["--method"],
+            {
+                "default": SELECT_DEFAULTS["method"],
+                "choices": method_names(),
+                "help": f"the selection method (default: {SELECT_DEFAULTS['method']}); "
+                "the README's table of methods describes each",
+            },
+        ),
         (
             ["--xi"],
             {
                 "type": _value,
                 "default": SELECT_DEFAULTS["value"],
                 "help": "the method's hyperparameter (ξ; BudgetRF: α): a number, or tuned "
-                "(lowest OOB error of a refit over the default grid)",
+                "(lowest OOB error of a refit over the default grid; default: "
+                f"{SELECT_DEFAULTS['value']})",
             },
         ),
-        (["--seed"], {"type": int, "default": SELECT_DEFAULTS["seed"]}),
+        (
+            ["--seed"],
+            {
+                "type": int,
+                "default": SELECT_DEFAULTS["seed"],
+                "help": "seeds every random draw: the same seed gives the same answer "
+                f"(default: {SELECT_DEFAULTS['seed']})",
+            },
+        ),
         (
             ["--n-trees"],
             {
                 "type": positive_integer,
                 "default": SELECT_DEFAULTS["n_trees"],
-                "help": "trees of the refits",
+                "help": f"trees of the refits (default: {SELECT_DEFAULTS['n_trees']})",
             },
         ),
         (

@@ -76,6 +76,10 @@ def fit_model(
     return Pipeline([("columns", columns), ("forest", forest)]).fit(X, labels)
 
 
+SHOWN_COLUMNS, SHOWN_VALUES = 8, 3
+"""How many columns, and values, an error message lists before it cuts the list short."""
+
+
 def check_model_columns(
     frame: pd.DataFrame, features: Sequence[str], categorical: Sequence[str], source: str
 ) -> pd.DataFrame:
@@ -83,20 +87,28 @@ def check_model_columns(
     columns where a feature is absent or text stands in a column the model read as numbers."""
     absent = [name for name in features if name not in frame.columns]
     if absent:
+        columns = list(map(str, frame.columns))
+        shown = columns[:SHOWN_COLUMNS] + (["..."] if len(columns) > SHOWN_COLUMNS else [])
         raise DataError(
             f"{source}: the model needs column(s) {absent}, which this file lacks (its "
-            f"columns: {list(map(str, frame.columns))[:8]}...)"
+            f"{len(columns)} columns: {', '.join(shown)})"
         )
     for name in features:
         values = frame[name]
         if name in categorical or not is_categorical(values):
             continue
-        numbers = pd.to_numeric(values.dropna().astype(str), errors="coerce")
-        if numbers.isna().any():
-            example = values.dropna()[numbers.isna()].iloc[0]
+        numbers = pd.to_numeric(values.astype(str), errors="coerce")
+        stray = np.flatnonzero((values.notna() & numbers.isna()).to_numpy())
+        if stray.size:
+            examples = ", ".join(
+                f"{values.iloc[position]!r} in row {position + 1}"
+                for position in stray[:SHOWN_VALUES]
+            )
             raise DataError(
-                f"{source}: column {name!r} holds text (e.g. {example!r}) where the model was "
-                "fit on numbers; if it marks a missing value, list it in --missing-values"
+                f"{source}: column {name!r} holds text where the model was fit on numbers: "
+                f"{stray.size} value(s), e.g. {examples} (rows counted from 1 after the "
+                "header); a mark of a missing value goes in --missing-values, and numbers "
+                "with a decimal comma need --decimal ,"
             )
         frame = frame.assign(**{name: pd.to_numeric(values, errors="coerce")})
     return model_columns(frame, features, categorical)
