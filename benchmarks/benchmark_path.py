@@ -77,7 +77,7 @@ def main() -> None:
             if chosen[True] != chosen[False]:
                 raise SystemExit(f"{name}: the path's selection differs from one budget's")
         one, whole = (statistics.median(times[single]) for single in (True, False))
-        print(f"{name}\t{steps}\t{one:.2f}\t{whole:.2f}\t{whole / one:.2f}", flush=True)
+        print(f"{name}\t{steps}\t{one:.3f}\t{whole:.3f}\t{whole / one:.2f}", flush=True)
 
 
 if __name__ == "__main__":
