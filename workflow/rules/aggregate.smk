@@ -9,6 +9,8 @@ rule aggregate_results:
         timings="results/timings.parquet",
     log:
         "logs/aggregate_results.log",
+    benchmark:
+        "benchmarks/aggregate_results/job.tsv"
     conda:
         CONDA_ENV
     params:
@@ -49,6 +51,8 @@ rule tabulate_findings:
         **{name: f"results/findings/{name}.csv" for name in FINDING_TABLES},
     log:
         "logs/tabulate_findings.log",
+    benchmark:
+        "benchmarks/tabulate_findings/job.tsv"
     conda:
         CONDA_ENV
     params:
@@ -74,6 +78,8 @@ rule recommend_features:
         "results/recommendations.csv",
     log:
         "logs/recommend_features.log",
+    benchmark:
+        "benchmarks/recommend_features/job.tsv"
     conda:
         CONDA_ENV
     params:
@@ -92,6 +98,8 @@ rule describe_problems:
         "results/findings/problems.csv",
     log:
         "logs/describe_problems.log",
+    benchmark:
+        "benchmarks/describe_problems/job.tsv"
     conda:
         CONDA_ENV
     params:
@@ -112,6 +120,8 @@ rule collect_schedules:
         "results/schedules/{method}.parquet",
     log:
         "logs/collect_schedules/{method}.log",
+    benchmark:
+        "benchmarks/collect_schedules/{method}.tsv"
     conda:
         CONDA_ENV
     params:
@@ -144,6 +154,8 @@ rule record_provenance:
         "results/provenance.json",
     log:
         "logs/record_provenance.log",
+    benchmark:
+        "benchmarks/record_provenance/job.tsv"
     conda:
         CONDA_ENV
     params:

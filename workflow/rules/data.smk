@@ -3,6 +3,8 @@ rule simulate_design:
         "results/design/simulation.npz",
     log:
         "logs/simulate_design.log",
+    benchmark:
+        "benchmarks/simulate_design/job.tsv"
     conda:
         CONDA_ENV
     params:
@@ -35,6 +37,8 @@ rule simulate_training_data:
         "results/data/simulated/{data_type}/rep~{rep}/train.npz",
     log:
         "logs/simulate_training_data/{data_type}/rep~{rep}.log",
+    benchmark:
+        "benchmarks/simulate_training_data/{data_type}/rep~{rep}.tsv"
     conda:
         CONDA_ENV
     params:
@@ -54,6 +58,8 @@ rule simulate_test_data:
         "results/data/simulated/{data_type}/test.npz",
     log:
         "logs/simulate_test_data/{data_type}.log",
+    benchmark:
+        "benchmarks/simulate_test_data/{data_type}.tsv"
     conda:
         CONDA_ENV
     params:
@@ -74,6 +80,8 @@ rule load_real_dataset:
         "results/data/real/{dataset}/full.npz",
     log:
         "logs/load_real_dataset/{dataset}.log",
+    benchmark:
+        "benchmarks/load_real_dataset/{dataset}.tsv"
     conda:
         CONDA_ENV
     params:
@@ -95,6 +103,8 @@ rule split_real_data:
         test="results/data/real/{dataset}/rep~{rep}/test.npz",
     log:
         "logs/split_real_data/{dataset}/rep~{rep}.log",
+    benchmark:
+        "benchmarks/split_real_data/{dataset}/rep~{rep}.tsv"
     conda:
         CONDA_ENV
     params:
@@ -114,6 +124,8 @@ rule draw_costs:
         "results/costs/{problem}.npz",
     log:
         "logs/draw_costs/{problem}.log",
+    benchmark:
+        "benchmarks/draw_costs/{problem}.tsv"
     conda:
         CONDA_ENV
     params:

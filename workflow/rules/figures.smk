@@ -5,6 +5,8 @@ rule plot_figures:
         **figure_outputs(),
     log:
         "logs/plot_figures.log",
+    benchmark:
+        "benchmarks/plot_figures/job.tsv"
     conda:
         CONDA_ENV
     params:
