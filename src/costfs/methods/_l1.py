@@ -42,7 +42,14 @@ def smallest_c(X: np.ndarray, y: np.ndarray) -> float:
     return float(l1_min_c(X, y, loss="log"))
 
 
-def l1_supports(X: np.ndarray, y: np.ndarray, Cs, *, random_state: int = 0) -> Iterator[np.ndarray]:
+def l1_supports(
+    X: np.ndarray,
+    y: np.ndarray,
+    Cs,
+    *,
+    random_state: int = 0,
+    until_unconverged: bool = False,
+) -> Iterator[np.ndarray]:
     """The distinct non-empty supports (bool per column) of the L1 logistic regression on X
     along `Cs`, in that order, each the first time it appears; fit when asked for (a caller
     may stop early).
@@ -50,6 +57,11 @@ def l1_supports(X: np.ndarray, y: np.ndarray, Cs, *, random_state: int = 0) -> I
     For K > 2 classes the model is the multinomial L1 logistic regression (saga, each fit
     starting from the previous C's coefficients), and a column is in the support when any
     class's coefficient on it is non-zero.
+
+    `until_unconverged`: with two classes, the path ends before the first C whose fit stops at
+    the iteration limit. Its coefficients are not the penalised optimum, so its support is
+    not the path's, and on (nearly) separable data every larger C's fit stops there too, each
+    taking hundreds of times a converged fit's time.
     """
     from sklearn.exceptions import ConvergenceWarning
 
@@ -67,7 +79,10 @@ def l1_supports(X: np.ndarray, y: np.ndarray, Cs, *, random_state: int = 0) -> I
                 model = l1_logistic(C, random_state=random_state, solver="saga", warm_start=True)
             else:
                 model.set_params(C=C)
-            support = (model.fit(X, y).coef_ != 0).any(axis=0)
+            model.fit(X, y)
+            if until_unconverged and not multinomial and model.n_iter_.max() >= model.max_iter:
+                return
+            support = (model.coef_ != 0).any(axis=0)
             if support.any() and not any(np.array_equal(support, other) for other in seen):
                 seen.append(support)
                 yield support

@@ -15,10 +15,13 @@ w_j = c_j^xi:
 - xi = 0 is the plain L1 path: costs only as the constraint. xi is the hyperparameter, tuned
   like the filters' by the refit's OOB error;
 - C runs from the smallest C with a non-empty model upwards in `cs_per_decade` steps per
-  decade, and stops once the support holds every feature or C is `max_decades` decades above
-  the start. The path does not stop at the largest budget asked for: an L1 path's supports
-  are not nested, so a support beyond a costly one can be cheap again, and a budget's set
-  must not depend on which other budgets a call asks for;
+  decade, and stops once the support holds every feature, C is `max_decades` decades above
+  the start, or (two classes) before the first fit that stops at the iteration limit: its
+  support is not the penalised optimum's, and on (nearly) separable data every larger C's
+  fit stops there too, each in seconds where a converged fit takes milliseconds. The path
+  does not stop at the largest budget asked for: an L1 path's supports are not nested, so a
+  support beyond a costly one can be cheap again, and a budget's set must not depend on
+  which other budgets a call asks for;
 - per budget: among the path's supports whose true cost (each group's shared cost once) fits,
   the one with the most features; a tie goes to the one met first (smaller C). None fits: the
   empty set;
@@ -82,7 +85,7 @@ def cost_weighted_path(
 ) -> list[np.ndarray]:
     """The supports (sorted column indices) along the path of penalty sum_j c_j^xi |beta_j| on
     the standardised X, in order of increasing C, each once; stops after the first support that
-    holds every column (see the module doc)."""
+    holds every column, or before the first unconverged fit (see the module doc)."""
     costs = FeatureCosts.of(costs)
     weights = penalty_weights(costs, xi)
     scaled = standardised(X) / weights
@@ -92,7 +95,7 @@ def cost_weighted_path(
     steps = np.arange(int(math.floor(max_decades * cs_per_decade)) + 1)
     Cs = start * 10.0 ** (steps / cs_per_decade)
     supports: list[np.ndarray] = []
-    for support in l1_supports(scaled, y, Cs, random_state=seed % 2**31):
+    for support in l1_supports(scaled, y, Cs, random_state=seed % 2**31, until_unconverged=True):
         features = np.flatnonzero(support)
         supports.append(features)
         if features.size == X.shape[1]:
@@ -126,7 +129,8 @@ class CostWeightedL1Selector(CostConstrainedSelector):
             number(exclusive_minimum=0),
             8,
             "the path ends at most this many decades of C above its sparsest non-empty model "
-            "(earlier once its support holds every feature)",
+            "(earlier once its support holds every feature, or before a fit that stops at the "
+            "iteration limit)",
         ),
     )
     missing_values = "a missing value becomes the column's mean (0 after standardising)"
