@@ -471,3 +471,14 @@ def test_batches_with_and_without_the_held_out_share_are_not_joined(tmp_path):
     combine([old, new], ["tuned"], tmp_path / "union", check=False, train_fraction=2 / 3)
     joined = storage.read_table(tmp_path / "union" / "runs.parquet")
     assert list(joined["held_out_share"]) == pytest.approx([0.5, 0.5])
+
+
+def test_figures_names_the_tables_a_figure_is_drawn_from(tmp_path, caplog):
+    # One figure per job: each is given only the tables it reads, and says which it lacks.
+    table = tmp_path / "results.md"
+    assert cli.main(["figures", "--out", f"table={table}"]) == 2
+    assert "--runs FILE --summary FILE --recommendations FILE" in caplog.text
+    assert not table.exists()
+    caplog.clear()
+    assert cli.main(["figures", "--out", f"tables={table}"]) == 2
+    assert "no figure output ['tables']" in caplog.text and "'table'" in caplog.text

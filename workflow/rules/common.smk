@@ -246,49 +246,44 @@ def selection_threads(wildcards):
     return 2 if load_method(wildcards.method).parallel_selection else 1
 
 
-def figure_inputs():
-    inputs = {
+def figure_inputs(figure):
+    """The study tables `figure` is drawn from (`FigureOutput.reads`): its job waits for
+    these only."""
+    tables = {
         "runs": "results/runs.parquet",
         "summary": "results/summary.parquet",
         "recommendations": "results/recommendations.csv",
+        "schedules": [f"results/schedules/{method}.parquet" for method in STUDY.schedule_methods()],
         "real_data": [f"results/data/real/{name}/full.npz" for name in sorted(REAL["datasets"])],
     }
     if STUDY.correlated_settings:
-        inputs["design"] = "results/design/simulation.npz"
-    inputs["schedules"] = [
-        f"results/schedules/{method}.parquet" for method in STUDY.schedule_methods()
-    ]
-    return inputs
+        tables["design"] = "results/design/simulation.npz"
+    return {name: tables[name] for name in figure.reads if name in tables}
 
 
-def figure_outputs():
-    """Output name -> path, with its report caption (`costfs.study.figure_outputs`)."""
-    outputs = {}
-    for output in STUDY.figure_outputs():
-        path = f"results/figures/{output.path}"
-        options = {"patterns": list(output.patterns)} if output.patterns else {}
-        if output.labels:
-            options["labels"] = output.labels
-        if output.subcategory:
-            options["subcategory"] = output.subcategory
-        path = directory(path) if output.is_directory else path
-        if output.caption is None:
-            outputs[output.name] = path
-            continue
-        caption = f"../report/{output.caption}.rst"
-        outputs[output.name] = report(path, caption=caption, category=output.category, **options)
-    return outputs
+def figure_output(figure):
+    """The figure's path, with its report caption (`costfs.study.figure_outputs`)."""
+    path = f"results/figures/{figure.path}"
+    options = {"patterns": list(figure.patterns)} if figure.patterns else {}
+    if figure.labels:
+        options["labels"] = figure.labels
+    if figure.subcategory:
+        options["subcategory"] = figure.subcategory
+    path = directory(path) if figure.is_directory else path
+    if figure.caption is None:
+        return path
+    caption = f"../report/{figure.caption}.rst"
+    return report(path, caption=caption, category=figure.category, **options)
 
 
 def figure_arguments(wildcards, input, output):
-    arguments = ["--runs", input.runs, "--summary", input.summary]
-    arguments += ["--recommendations", input.recommendations]
-    if input.real_data:
-        arguments += ["--real-data", *input.real_data]
-    if input.get("design"):
-        arguments += ["--design", input.design]
-    if input.schedules:
-        arguments += ["--schedules", *input.schedules]
+    arguments = []
+    for name in ("runs", "summary", "recommendations", "design"):
+        if input.get(name):
+            arguments += [f"--{name}", input[name]]
+    for name in ("real_data", "schedules"):
+        if input.get(name):
+            arguments += [f"--{name.replace('_', '-')}", *input[name]]
     for name, path in output.items():
         arguments += ["--out", f"{name}={path}"]
     return shlex.join(arguments)
@@ -300,7 +295,7 @@ def final_outputs():
         "results/runs.parquet",
         "results/summary.parquet",
         "results/timings.parquet",
-        *(str(path) for path in figure_outputs().values()),
+        *(str(figure_output(figure)) for figure in STUDY.figure_outputs()),
         *(f"results/findings/{name}.csv" for name in FINDING_TABLES),
         "results/findings/problems.csv",
         "results/recommendations.csv",

@@ -12,6 +12,11 @@ MIN_RANKED_PROBLEMS = 3
 no Friedman test): the study then has no "several_real" kind."""
 
 
+FIGURE_INPUTS = ("runs", "summary", "recommendations", "schedules", "real_data", "design")
+"""What a figure may be drawn from: the runs and summary tables, the recommendations, the model
+schedules, the real data sets, the simulation design (its correlation matrix)."""
+
+
 @dataclass(frozen=True)
 class FigureOutput:
     name: str
@@ -30,18 +35,34 @@ class FigureOutput:
     `MIN_RANKED_PROBLEMS` real problems); empty: always."""
     patterns: tuple[str, ...] = ()
     labels: dict[str, str] = field(default_factory=dict)
+    reads: tuple[str, ...] = ("runs", "summary")
+    """The study's tables `draw` reads (`FIGURE_INPUTS`): its job waits for these only."""
 
     @property
     def is_directory(self) -> bool:
         return bool(self.patterns)
 
+    @property
+    def draws_methods(self) -> bool:
+        """Whether it shows the methods' results, each in the colour its method declares."""
+        return bool(set(self.reads) & {"runs", "summary", "recommendations", "schedules"})
+
 
 FIGURE_OUTPUTS = (
-    FigureOutput("table", "results.md", "results_files", None),
-    # Not a result of its own: the report's landing page includes it.
-    FigureOutput("answer", "answer.html", "answer_files", None),
     FigureOutput(
-        "table_html", "results.html", "results_html_files", "results_table", category="Results"
+        "table", "results.md", "results_files", None, reads=("runs", "summary", "recommendations")
+    ),
+    # Not a result of its own: the report's landing page includes it.
+    FigureOutput(
+        "answer", "answer.html", "answer_files", None, reads=("recommendations", "schedules")
+    ),
+    FigureOutput(
+        "table_html",
+        "results.html",
+        "results_html_files",
+        "results_table",
+        category="Results",
+        reads=("runs", "summary", "recommendations"),
     ),
     FigureOutput(
         "cost_accuracy",
@@ -51,6 +72,7 @@ FIGURE_OUTPUTS = (
         subcategory="What to buy: cost against error",
         patterns=("{problem}.png",),
         labels={"problem": "{problem}"},
+        reads=("recommendations", "schedules"),
     ),
     FigureOutput(
         "stability",
@@ -60,6 +82,7 @@ FIGURE_OUTPUTS = (
         subcategory="How stable the selections are",
         patterns=("{problem}.png",),
         labels={"problem": "{problem}"},
+        reads=("summary",),
     ),
     FigureOutput(
         "xi_curves",
@@ -70,6 +93,7 @@ FIGURE_OUTPUTS = (
         needs=("simulated",),
         patterns=("{problem}_budget~{budget}.png",),
         labels={"setting": "{problem}", "budget": "{budget}"},
+        reads=("runs",),
     ),
     FigureOutput(
         "method_violins",
@@ -80,6 +104,7 @@ FIGURE_OUTPUTS = (
         needs=("simulated",),
         patterns=("{problem}.png",),
         labels={"setting": "{problem}"},
+        reads=("runs",),
     ),
     FigureOutput(
         "real_comparison",
@@ -90,6 +115,7 @@ FIGURE_OUTPUTS = (
         needs=("real",),
         patterns=("{problem}.png",),
         labels={"problem": "{problem}"},
+        reads=("summary",),
     ),
     FigureOutput(
         "mean_ranks",
@@ -99,6 +125,7 @@ FIGURE_OUTPUTS = (
         subcategory="Real data: methods",
         needs=("several_real",),
         labels={"problem": "all (mean rank)"},
+        reads=("summary",),
     ),
     FigureOutput(
         "critical_differences",
@@ -109,6 +136,7 @@ FIGURE_OUTPUTS = (
         needs=("several_real",),
         patterns=("budget_level~{level}.png",),
         labels={"problem": "all (budget level {level})"},
+        reads=("summary",),
     ),
     FigureOutput(
         "correlations",
@@ -117,6 +145,7 @@ FIGURE_OUTPUTS = (
         "feature_correlations",
         subcategory="Data",
         needs=("real", "correlated"),
+        reads=("real_data", "design"),
     ),
 )
 

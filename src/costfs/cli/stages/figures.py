@@ -7,25 +7,27 @@ import pandas as pd
 
 from costfs.cli import storage
 from costfs.cli.arguments import add_command, named_path
+from costfs.core.errors import DataError
 
 log = logging.getLogger("costfs")
 
 
-def plot_figures(args) -> None:
-    # matplotlib and seaborn take a second to import: only this subcommand loads them.
-    from costfs.study import figures
-    from costfs.study.figure_outputs import FIGURE_OUTPUTS
-
-    draws = {output.name: getattr(figures, output.draw) for output in FIGURE_OUTPUTS}
-    runs = storage.read_table(args.runs)
-    summary = storage.read_table(args.summary)
-    inputs = {
-        "recommendations": storage.read_csv(
-            args.recommendations,
-            keep_default_na=False,
-            na_values=[""],
-            # A set of one feature named "3" is a name, not a number.
-            dtype={"features": str, "frequencies": str},
+def read_inputs(args) -> dict:
+    """The study tables given, read; those not given are None (a figure that reads one fails
+    naming its option)."""
+    return {
+        "runs": storage.read_table(args.runs) if args.runs else None,
+        "summary": storage.read_table(args.summary) if args.summary else None,
+        "recommendations": (
+            storage.read_csv(
+                args.recommendations,
+                keep_default_na=False,
+                na_values=[""],
+                # A set of one feature named "3" is a name, not a number.
+                dtype={"features": str, "frequencies": str},
+            )
+            if args.recommendations
+            else None
         ),
         "real_data": {
             Path(path).parent.name: storage.read_arrays(path)["X"] for path in args.real_data
@@ -37,6 +39,31 @@ def plot_figures(args) -> None:
             else None
         ),
     }
+
+
+def plot_figures(args) -> None:
+    # matplotlib and seaborn take a second to import: only this subcommand loads them.
+    from costfs.study import figures
+    from costfs.study.figure_outputs import FIGURE_OUTPUTS
+
+    outputs = {output.name: output for output in FIGURE_OUTPUTS}
+    unknown = sorted({name for name, _ in args.out} - outputs.keys())
+    if unknown:
+        raise DataError(f"--out: no figure output {unknown}; there are {sorted(outputs)}")
+    for name, _ in args.out:
+        absent = [
+            key
+            for key in outputs[name].reads
+            if key in ("runs", "summary", "recommendations") and not getattr(args, key)
+        ]
+        if absent:
+            raise DataError(
+                f"figure output {name!r} is drawn from {', '.join(absent)}: give "
+                + " ".join(f"--{key} FILE" for key in absent)
+            )
+    inputs = read_inputs(args)
+    runs, summary = inputs.pop("runs"), inputs.pop("summary")
+    draws = {name: getattr(figures, output.draw) for name, output in outputs.items()}
     written = 0
     for name, path in args.out:
         files = draws[name](runs, summary, inputs)
@@ -58,9 +85,9 @@ def register(commands) -> None:
         commands,
         "figures",
         plot_figures,
-        (["--runs"], {"required": True}),
-        (["--summary"], {"required": True}),
-        (["--recommendations"], {"required": True, "help": "recommendations.csv"}),
+        (["--runs"], {"help": "runs.parquet, for the figures drawn from it"}),
+        (["--summary"], {"help": "summary.parquet, for the figures drawn from it"}),
+        (["--recommendations"], {"help": "recommendations.csv, for the figures drawn from it"}),
         (["--real-data"], {"nargs": "*", "default": [], "help": "full.npz of each real data set"}),
         (["--design"], {"help": "simulation.npz with the simulated correlation matrix"}),
         (
