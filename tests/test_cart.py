@@ -37,7 +37,7 @@ def grown_by_numba(X, y, counts, max_depth, bins=None):
         oob_votes,
     )
     label = nodes[4]
-    votes = np.array([label[cart._route(X, r, -1, r, nodes)] for r in range(n_rows)])
+    votes = np.array([label[cart._route(X, r, -1, r, nodes, 0)] for r in range(n_rows)])
     # The OOB rows, partitioned down the tree as it grows, land in the leaves routing finds.
     assert np.array_equal(oob_votes, np.where(counts == 0, votes, IN_BAG))
     return tuple(array[:n_nodes] for array in nodes), votes

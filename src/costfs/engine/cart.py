@@ -68,10 +68,10 @@ def _goes_left(value, threshold, missing_left):
 
 
 @numba.njit(cache=True, nogil=True)
-def _route(X, row, swapped_feature, swapped_row, nodes):
-    """The leaf of row `row` of X, reading feature `swapped_feature` from row `swapped_row`."""
+def _route(X, row, swapped_feature, swapped_row, nodes, node):
+    """The leaf of row `row` of X from `node` down, reading feature `swapped_feature` from row
+    `swapped_row`."""
     feature, threshold, left, right, label, missing_left = nodes
-    node = 0
     while feature[node] != LEAF:
         split = feature[node]
         value = X[swapped_row, split] if split == swapped_feature else X[row, split]
@@ -532,7 +532,8 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
     permuted among the OOB rows.
 
     A row's vote can change only if its path splits on the permuted feature, so only those
-    rows are routed again, and only their part of the permutation is drawn: the first draws
+    rows are routed again, from the first node of their path that splits on it (the path
+    above does not read it), and only their part of the permutation is drawn: the first draws
     of a Fisher-Yates shuffle, which give them distinct OOB rows uniformly at random, as a
     whole permutation would."""
     feature, threshold, left, right, label, missing_left = nodes
@@ -540,10 +541,12 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
     used_features = np.flatnonzero(used)
     slot_of = np.full(used.size, LEAF)
     slot_of[used_features] = np.arange(used_features.size)
-    # Per feature (slot), the OOB positions whose path splits on it: counted, then listed.
+    # Per feature (slot), the OOB positions whose path splits on it, each with the first node
+    # that does: counted, then listed.
     starts = np.zeros(used_features.size + 1, dtype=np.int64)
     seen_by = np.full(used_features.size, LEAF)
     positions = np.empty(0, dtype=np.int64)
+    entries = np.empty(0, dtype=np.int64)
     for listing in range(2):
         filled = starts[:-1].copy()
         seen_by[:] = LEAF
@@ -555,6 +558,7 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
                     seen_by[slot] = i
                     if listing:
                         positions[filled[slot]] = i
+                        entries[filled[slot]] = node
                         filled[slot] += 1
                     else:
                         starts[slot + 1] += 1
@@ -564,6 +568,7 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
         if not listing:
             starts = np.cumsum(starts)
             positions = np.empty(starts[-1], dtype=np.int64)
+            entries = np.empty(starts[-1], dtype=np.int64)
     shuffle = np.arange(n_oob)
     swaps = np.empty(n_oob, dtype=np.int64)
     for slot in range(used_features.size):
@@ -573,7 +578,9 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
             swaps[k] = k + np.random.randint(0, n_oob - k)
             shuffle[k], shuffle[swaps[k]] = shuffle[swaps[k]], shuffle[k]
             row = oob_rows[i]
-            leaf = _route(X, row, used_features[slot], oob_rows[shuffle[k]], nodes)
+            swapped_row = oob_rows[shuffle[k]]
+            entry = entries[starts[slot] + k]
+            leaf = _route(X, row, used_features[slot], swapped_row, nodes, entry)
             changed_wrong += (label[leaf] != y[row]) - (votes[row] != y[row])
         for k in range(starts[slot + 1] - starts[slot] - 1, -1, -1):
             shuffle[k], shuffle[swaps[k]] = shuffle[swaps[k]], shuffle[k]
