@@ -80,24 +80,31 @@ def rank_by_ratio(ratios: np.ndarray, costs) -> np.ndarray:
     return np.lexsort((np.arange(ratios.size), standalone, -ratio_ranks(ratios)))
 
 
-def fill_budget(order: np.ndarray, costs, budget: float) -> np.ndarray:
-    """Walk `order`, keep each feature whose added cost (its own, plus its group's shared
-    cost the first time the group is used) still fits, skip the rest; sorted selected
-    indices."""
+def fill_budgets(order: np.ndarray, costs, budgets) -> list[np.ndarray]:
+    """Per budget: walk `order`, keep each feature whose added cost (its own, plus its group's
+    shared cost the first time the group is used) still fits, skip the rest; sorted selected
+    indices. All budgets walk together, each with its own sums in the walk's order."""
     costs = FeatureCosts.of(costs)
-    paid = np.zeros(costs.n_features, dtype=bool)
-    added = costs.standalone()
-    selected = []
-    spent = 0.0
-    for feature in order:
-        if spent + added[feature] <= budget + BUDGET_TOLERANCE:
-            selected.append(feature)
-            paid[feature] = True
-            spent += added[feature]
-            # Only a newly paid group changes what the others add.
-            if costs.group[feature] != NO_GROUP:
-                added = costs.added(paid, np.arange(costs.n_features))
-    return np.sort(np.asarray(selected, dtype=int))
+    top = np.asarray(budgets, dtype=float) + BUDGET_TOLERANCE
+    spent = np.zeros(top.size)
+    kept = np.zeros((top.size, costs.n_features), dtype=bool)
+    paid = np.zeros((top.size, costs.shared.size), dtype=bool)
+    for feature in np.asarray(order, dtype=int):
+        group = costs.group[feature]
+        added = np.full(top.size, costs.own[feature])
+        if group != NO_GROUP:
+            added = added + np.where(paid[:, group], 0.0, costs.shared[group])
+        fits = spent + added <= top
+        spent = np.where(fits, spent + added, spent)
+        kept[:, feature] = fits
+        if group != NO_GROUP:
+            paid[:, group] |= fits
+    return [np.flatnonzero(row) for row in kept]
+
+
+def fill_budget(order: np.ndarray, costs, budget: float) -> np.ndarray:
+    """`fill_budgets` at one budget."""
+    return fill_budgets(order, costs, [budget])[0]
 
 
 def filter_selection(scores: np.ndarray, costs, budget: float, xi: float) -> np.ndarray:
@@ -113,8 +120,8 @@ def filter_selections(
     for xi in grid:
         order = rank_by_ratio(filter_ratio(scores, costs, xi), costs)
         records += [
-            {"value": xi, "budget": budget, "features": fill_budget(order, costs, budget)}
-            for budget in budgets
+            {"value": xi, "budget": budget, "features": features}
+            for budget, features in zip(budgets, fill_budgets(order, costs, budgets), strict=True)
         ]
     return Selection(records, fill_order=order if len(grid) == 1 else None)
 
@@ -124,8 +131,7 @@ def ranking_selections(order: np.ndarray, costs: np.ndarray, budgets: list[float
     budget."""
     order = np.asarray(order, dtype=int)
     records = []
-    for budget in budgets:
-        features = fill_budget(order, costs, budget)
+    for budget, features in zip(budgets, fill_budgets(order, costs, budgets), strict=True):
         records.append(
             {
                 "value": math.nan,
