@@ -535,7 +535,8 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
     rows are routed again, from the first node of their path that splits on it (the path
     above does not read it), and only their part of the permutation is drawn: the first draws
     of a Fisher-Yates shuffle, which give them distinct OOB rows uniformly at random, as a
-    whole permutation would."""
+    whole permutation would. Where the path splits on the feature once, and the drawn value
+    goes the row's own way there, the row ends in its own leaf: not routed at all."""
     feature, threshold, left, right, label, missing_left = nodes
     n_oob = oob_rows.size
     used_features = np.flatnonzero(used)
@@ -547,6 +548,8 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
     seen_by = np.full(used_features.size, LEAF)
     positions = np.empty(0, dtype=np.int64)
     entries = np.empty(0, dtype=np.int64)
+    repeated = np.empty(0, dtype=np.bool_)
+    listed_at = np.empty(used_features.size, dtype=np.int64)
     for listing in range(2):
         filled = starts[:-1].copy()
         seen_by[:] = LEAF
@@ -559,9 +562,12 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
                     if listing:
                         positions[filled[slot]] = i
                         entries[filled[slot]] = node
+                        listed_at[slot] = filled[slot]
                         filled[slot] += 1
                     else:
                         starts[slot + 1] += 1
+                elif listing:
+                    repeated[listed_at[slot]] = True
                 value = X[row, feature[node]]
                 goes_left = _goes_left(value, threshold[node], missing_left[node])
                 node = left[node] if goes_left else right[node]
@@ -569,6 +575,7 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
             starts = np.cumsum(starts)
             positions = np.empty(starts[-1], dtype=np.int64)
             entries = np.empty(starts[-1], dtype=np.int64)
+            repeated = np.zeros(starts[-1], dtype=np.bool_)
     shuffle = np.arange(n_oob)
     swaps = np.empty(n_oob, dtype=np.int64)
     for slot in range(used_features.size):
@@ -579,8 +586,15 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
             shuffle[k], shuffle[swaps[k]] = shuffle[swaps[k]], shuffle[k]
             row = oob_rows[i]
             swapped_row = oob_rows[shuffle[k]]
-            entry = entries[starts[slot] + k]
-            leaf = _route(X, row, used_features[slot], swapped_row, nodes, entry)
+            permuted = used_features[slot]
+            node = entries[starts[slot] + k]
+            if not repeated[starts[slot] + k]:
+                cut, nan_left = threshold[node], missing_left[node]
+                swapped_left = _goes_left(X[swapped_row, permuted], cut, nan_left)
+                if swapped_left == _goes_left(X[row, permuted], cut, nan_left):
+                    continue
+                node = left[node] if swapped_left else right[node]
+            leaf = _route(X, row, permuted, swapped_row, nodes, node)
             changed_wrong += (label[leaf] != y[row]) - (votes[row] != y[row])
         for k in range(starts[slot + 1] - starts[slot] - 1, -1, -1):
             shuffle[k], shuffle[swaps[k]] = shuffle[swaps[k]], shuffle[k]
