@@ -11,8 +11,11 @@ import numpy as np
 
 from costfs.engine.forest import class_count
 
+FIT_ITERATIONS = 1000
+"""The iterations one fit may take (scikit-learn's `max_iter`)."""
 
-def l1_logistic(C: float, *, random_state: int = 0, **options):
+
+def l1_logistic(C: float, *, random_state: int = 0, max_iter: int = FIT_ITERATIONS, **options):
     """The L1 logistic regression at inverse penalty C (liblinear unless `options` say)."""
     import sklearn
     from sklearn.linear_model import LogisticRegression
@@ -24,7 +27,9 @@ def l1_logistic(C: float, *, random_state: int = 0, **options):
     else:
         penalty = {"penalty": "l1"}
     options = {"solver": "liblinear", **options}
-    return LogisticRegression(C=C, max_iter=1000, random_state=random_state, **penalty, **options)
+    return LogisticRegression(
+        C=C, max_iter=max_iter, random_state=random_state, **penalty, **options
+    )
 
 
 def standardised(X: np.ndarray) -> np.ndarray:
@@ -48,7 +53,7 @@ def l1_supports(
     Cs,
     *,
     random_state: int = 0,
-    until_unconverged: bool = False,
+    until_iterations: int | None = None,
 ) -> Iterator[np.ndarray]:
     """The distinct non-empty supports (bool per column) of the L1 logistic regression on X
     along `Cs`, in that order, each the first time it appears; fit when asked for (a caller
@@ -58,10 +63,10 @@ def l1_supports(
     starting from the previous C's coefficients), and a column is in the support when any
     class's coefficient on it is non-zero.
 
-    `until_unconverged`: with two classes, the path ends before the first C whose fit stops at
-    the iteration limit. Its coefficients are not the penalised optimum, so its support is
-    not the path's, and on (nearly) separable data every larger C's fit stops there too, each
-    taking hundreds of times a converged fit's time.
+    `until_iterations`: with two classes, each fit may take this many iterations, and the path
+    ends before the first C whose fit needs them all. Such a fit has not converged, so its
+    support is not the penalised optimum's, and on (nearly) separable data every larger C's
+    fit stops there too, each taking many times a converged fit's time.
     """
     from sklearn.exceptions import ConvergenceWarning
 
@@ -74,13 +79,15 @@ def l1_supports(
         warnings.simplefilter("ignore", ConvergenceWarning)
         for C in Cs:
             if not multinomial:
-                model = l1_logistic(C, random_state=random_state)
+                model = l1_logistic(
+                    C, random_state=random_state, max_iter=until_iterations or FIT_ITERATIONS
+                )
             elif model is None:
                 model = l1_logistic(C, random_state=random_state, solver="saga", warm_start=True)
             else:
                 model.set_params(C=C)
             model.fit(X, y)
-            if until_unconverged and not multinomial and model.n_iter_.max() >= model.max_iter:
+            if until_iterations and not multinomial and model.n_iter_.max() >= until_iterations:
                 return
             support = (model.coef_ != 0).any(axis=0)
             if support.any() and not any(np.array_equal(support, other) for other in seen):
