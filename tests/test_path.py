@@ -150,7 +150,7 @@ def test_bad_path_budgets_are_named(bad, problem):
         costfs.BudgetRFSelector(feature_costs=OWN, path_budgets=bad, n_trees_max=5).fit(X, y)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(40))
 def test_a_fill_orders_path_holds_the_fill_at_every_budget(seed):
     """Integer costs make many budgets land exactly on a set's cost; shared-cost groups and a
     free feature change what each feature adds as the walk goes."""
@@ -166,9 +166,49 @@ def test_a_fill_orders_path_holds_the_fill_at_every_budget(seed):
     assert starts == sorted(starts) and starts[-1] <= budget + BUDGET_TOLERANCE
     for cost, features in steps:
         assert cost == costs.total(features)
-    for probe in np.arange(0.0, budget + 0.25, 0.25):
+    for probe in np.arange(0.0, budget + BUDGET_TOLERANCE, 0.25):
         in_force = [features for cost, features in steps if cost <= probe + BUDGET_TOLERANCE][-1]
         np.testing.assert_array_equal(in_force, fill_budget(order, costs, probe))
     # Every set of the path is the fill at its own cost: no step is missing or spurious.
     for cost, features in steps:
         np.testing.assert_array_equal(features, fill_budget(order, costs, cost))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_fill_path_over_decimal_costs_lists_each_set_once(seed):
+    """Costs like 0.1 and 0.2 sum to a set's cost differently in the walk's order and in the
+    set's: a set must still be listed once, and be the fill at its own cost."""
+    rng = np.random.default_rng(seed)
+    n_features = int(rng.integers(3, 12))
+    own = rng.integers(1, 6, n_features) / 10
+    groups = rng.choice(["a", None], n_features) if seed % 2 else [None] * n_features
+    costs = FeatureCosts.grouped(own, groups, {"a": 0.3})
+    order = rng.permutation(n_features)
+    budget = costs.total(np.arange(n_features))
+    steps = fill_path(order, costs, budget)
+    starts = [cost for cost, _ in steps]
+    assert all(later - earlier > BUDGET_TOLERANCE for earlier, later in itertools.pairwise(starts))
+    for (cost, features), end in zip(steps, [*starts[1:], budget + 1], strict=True):
+        for probe in (cost, (cost + end) / 2):
+            np.testing.assert_array_equal(features, fill_budget(order, costs, probe))
+
+
+def test_a_random_fill_path_over_decimal_costs_has_no_set_twice(problem):
+    X, y = problem[0], problem[1]
+    selector = costfs.RandomFillSelector(
+        feature_costs=[0.1, 0.1, 0.2, 0.4], budget=0.8, random_state=2
+    ).fit(X[:, :4], y)
+    assert selector.path_["budget"].is_unique
+    middle = costfs.RandomFillSelector(
+        feature_costs=[0.1, 0.1, 0.2, 0.4], budget=0.6, random_state=2
+    ).fit(X[:, :4], y)
+    in_force = entry_at(
+        [
+            {"budget": b, "features": f}
+            for b, f in zip(
+                selector.path_["budget"], selector.path_["feature_indices"], strict=True
+            )
+        ],
+        0.6,
+    )
+    assert tuple(in_force["features"]) == tuple(middle.selected_features_)

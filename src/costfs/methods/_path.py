@@ -129,7 +129,7 @@ def fill_path(order, costs, budget: float) -> list[tuple[float, np.ndarray]]:
     makes the same decisions: a feature that adds `a` to an interval's spending `s` is kept
     from the budget s + a on and skipped below it. Bounds are budgets plus `BUDGET_TOLERANCE`
     and sums are accumulated in the walk's order: the comparisons of a fill, in the same
-    floating point."""
+    floating point. Each set is reported at its true cost (`FeatureCosts.total`)."""
     costs = FeatureCosts.of(costs)
     top = float(budget) + BUDGET_TOLERANCE
     # One row per interval, by increasing start: where it starts, what it has spent, its
@@ -155,12 +155,15 @@ def fill_path(order, costs, budget: float) -> list[tuple[float, np.ndarray]]:
         keeps = whole[rows] | upper
         starts = np.where(upper, threshold[rows], starts[rows])
         spent = np.where(keeps, threshold[rows], spent[rows])
-        kept = kept[rows]
+        if split.any():
+            kept, paid = kept[rows], paid[rows]
         kept[keeps, feature] = True
-        paid = paid[rows]
         if group != NO_GROUP:
             paid[keeps, group] = True
-    return [(costs.total(np.flatnonzero(row)), np.flatnonzero(row)) for row in kept]
+    # A set whose interval is narrower than the tolerance holds at no budget that can be told
+    # from the next set's: the two start at the same cost, summed in two orders.
+    wide = np.append(np.diff(starts) > BUDGET_TOLERANCE, True)
+    return [(costs.total(np.flatnonzero(row)), np.flatnonzero(row)) for row in kept[wide]]
 
 
 def grid_path(choose: Chooser, costs, budgets: Sequence[float]) -> tuple[list[dict], list[dict]]:
