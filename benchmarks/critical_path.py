@@ -131,8 +131,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("directories", nargs="+", type=Path)
     parser.add_argument("--chain", action="store_true", help="print each critical path's jobs")
-    arguments, snakemake_arguments = parser.parse_known_args()
-    snakemake_arguments = [argument for argument in snakemake_arguments if argument != "--"]
+    own, snakemake_arguments = sys.argv[1:], []
+    if "--" in own:
+        cut = own.index("--")
+        own, snakemake_arguments = own[:cut], own[cut + 1 :]
+    arguments = parser.parse_args(own)
     print("study\tjobs\tjob seconds\tcritical path s\tshare\tratio to the first")
     first = None
     chains = {}

@@ -547,8 +547,8 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
     starts = np.zeros(used_features.size + 1, dtype=np.int64)
     seen_by = np.full(used_features.size, LEAF)
     positions = np.empty(0, dtype=np.int64)
-    entries = np.empty(0, dtype=np.int64)
-    repeated = np.empty(0, dtype=np.bool_)
+    first_nodes = np.empty(0, dtype=np.int64)
+    splits_again = np.empty(0, dtype=np.bool_)
     listed_at = np.empty(used_features.size, dtype=np.int64)
     for listing in range(2):
         filled = starts[:-1].copy()
@@ -561,21 +561,21 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
                     seen_by[slot] = i
                     if listing:
                         positions[filled[slot]] = i
-                        entries[filled[slot]] = node
+                        first_nodes[filled[slot]] = node
                         listed_at[slot] = filled[slot]
                         filled[slot] += 1
                     else:
                         starts[slot + 1] += 1
                 elif listing:
-                    repeated[listed_at[slot]] = True
+                    splits_again[listed_at[slot]] = True
                 value = X[row, feature[node]]
                 goes_left = _goes_left(value, threshold[node], missing_left[node])
                 node = left[node] if goes_left else right[node]
         if not listing:
             starts = np.cumsum(starts)
             positions = np.empty(starts[-1], dtype=np.int64)
-            entries = np.empty(starts[-1], dtype=np.int64)
-            repeated = np.zeros(starts[-1], dtype=np.bool_)
+            first_nodes = np.empty(starts[-1], dtype=np.int64)
+            splits_again = np.zeros(starts[-1], dtype=np.bool_)
     shuffle = np.arange(n_oob)
     swaps = np.empty(n_oob, dtype=np.int64)
     for slot in range(used_features.size):
@@ -587,8 +587,8 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
             row = oob_rows[i]
             swapped_row = oob_rows[shuffle[k]]
             permuted = used_features[slot]
-            node = entries[starts[slot] + k]
-            if not repeated[starts[slot] + k]:
+            node = first_nodes[starts[slot] + k]
+            if not splits_again[starts[slot] + k]:
                 cut, nan_left = threshold[node], missing_left[node]
                 swapped_left = _goes_left(X[swapped_row, permuted], cut, nan_left)
                 if swapped_left == _goes_left(X[row, permuted], cut, nan_left):

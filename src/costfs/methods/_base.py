@@ -53,7 +53,6 @@ from costfs.engine.forest import (
     engine_available,
     resolve_engine,
 )
-from costfs.methods._path import fill_path
 
 if TYPE_CHECKING:
     from costfs.core.costs import FeatureCosts
@@ -415,6 +414,9 @@ class Method:
         schedule); None: found by asking for budgets."""
         if selection.fill_order is None:
             return None
+        # Here: `_path` imports pandas, which a method's stage job may not need.
+        from costfs.methods._path import fill_path
+
         budget = max(float(record["budget"]) for record in selection.records)
         value = selection.records[0]["value"]
         return [

@@ -12,7 +12,7 @@ import numpy as np
 from costfs.engine.forest import class_count
 
 FIT_ITERATIONS = 1000
-"""The iterations one fit may take (scikit-learn's `max_iter`)."""
+"""The iterations one fit may take (its `max_iter`; scikit-learn's default is 100)."""
 
 
 def l1_logistic(C: float, *, random_state: int = 0, max_iter: int = FIT_ITERATIONS, **options):

@@ -138,7 +138,7 @@ class CostWeightedL1Selector(CostConstrainedSelector):
             8,
             "the path ends at most this many decades of C above its sparsest non-empty model "
             "(earlier once its support holds every feature, or, with two classes, before a fit "
-            "that has not converged in 100 iterations)",
+            f"that has not converged in {PATH_FIT_ITERATIONS} iterations)",
         ),
     )
     missing_values = "a missing value becomes the column's mean (0 after standardising)"

@@ -38,6 +38,11 @@ class FigureOutput:
     reads: tuple[str, ...] = ("runs", "summary")
     """The study's tables `draw` reads (`FIGURE_INPUTS`): its job waits for these only."""
 
+    def __post_init__(self):
+        unknown = sorted(set(self.reads) - set(FIGURE_INPUTS))
+        if unknown:
+            raise ValueError(f"figure output {self.name!r} reads {unknown}: not {FIGURE_INPUTS}")
+
     @property
     def is_directory(self) -> bool:
         return bool(self.patterns)
