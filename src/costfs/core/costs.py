@@ -109,6 +109,16 @@ class FeatureCosts:
         cost[paid[candidates]] = 0.0
         return cost
 
+    def added_to_each(self, feature: int, groups_paid: np.ndarray) -> np.ndarray:
+        """What `feature` adds to each of several sets, given per set (a row of `groups_paid`,
+        sets x groups) which groups it has paid: its own cost, plus its group's shared cost
+        where that is unpaid."""
+        added = np.full(groups_paid.shape[0], self.own[feature])
+        group = self.group[feature]
+        if group != NO_GROUP:
+            added = added + np.where(groups_paid[:, group], 0.0, self.shared[group])
+        return added
+
     def standalone(self) -> np.ndarray:
         """Each feature's cost as the only feature of a set."""
         return self.added(np.zeros(self.n_features, dtype=bool), np.arange(self.n_features))

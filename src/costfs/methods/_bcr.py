@@ -91,9 +91,7 @@ def fill_budgets(order: np.ndarray, costs, budgets) -> list[np.ndarray]:
     paid = np.zeros((top.size, costs.shared.size), dtype=bool)
     for feature in np.asarray(order, dtype=int):
         group = costs.group[feature]
-        added = np.full(top.size, costs.own[feature])
-        if group != NO_GROUP:
-            added = added + np.where(paid[:, group], 0.0, costs.shared[group])
+        added = costs.added_to_each(feature, paid)
         fits = spent + added <= top
         spent = np.where(fits, spent + added, spent)
         kept[:, feature] = fits

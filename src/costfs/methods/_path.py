@@ -140,9 +140,7 @@ def fill_path(order, costs, budget: float) -> list[tuple[float, np.ndarray]]:
     paid = np.zeros((1, costs.shared.size), dtype=bool)
     for feature in np.asarray(order, dtype=int):
         group = costs.group[feature]
-        added = np.full(spent.size, costs.own[feature])
-        if group != NO_GROUP:
-            added = added + np.where(paid[:, group], 0.0, costs.shared[group])
+        added = costs.added_to_each(feature, paid)
         threshold = spent + added
         ends = np.append(starts[1:], np.inf)
         whole = threshold <= starts
