@@ -8,6 +8,7 @@ import pytest
 
 import costfs
 from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
+from costfs.engine.fill import INITIAL_INTERVALS
 from costfs.methods import load_method, method_names
 from costfs.methods._bcr import fill_budget
 from costfs.methods._path import entry_at, fill_path
@@ -188,6 +189,24 @@ def test_a_fill_path_over_decimal_costs_lists_each_set_once(seed):
     steps = fill_path(order, costs, budget)
     starts = [cost for cost, _ in steps]
     assert all(later - earlier > BUDGET_TOLERANCE for earlier, later in itertools.pairwise(starts))
+    for (cost, features), end in zip(steps, [*starts[1:], budget + 1], strict=True):
+        for probe in (cost, (cost + end) / 2):
+            np.testing.assert_array_equal(features, fill_budget(order, costs, probe))
+
+
+def test_a_fill_path_longer_than_the_walks_first_arrays_holds_the_fill():
+    """Forty features of distinct costs split the budget range into more intervals than
+    the walk first makes room for: the arrays grow without losing an interval."""
+    rng = np.random.default_rng(5)
+    n_features = 40
+    own = np.round(rng.uniform(1, 100, n_features), 2)
+    groups = rng.choice(["a", "b", None], n_features)
+    costs = FeatureCosts.grouped(own, groups, {"a": 7.5, "b": 0.0})
+    order = rng.permutation(n_features)
+    budget = costs.total(np.arange(n_features))
+    steps = fill_path(order, costs, budget)
+    assert len(steps) > INITIAL_INTERVALS
+    starts = [cost for cost, _ in steps]
     for (cost, features), end in zip(steps, [*starts[1:], budget + 1], strict=True):
         for probe in (cost, (cost + end) / 2):
             np.testing.assert_array_equal(features, fill_budget(order, costs, probe))

@@ -8,6 +8,7 @@ of each group it uses, once. Without groups this is the plain sum of the feature
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -83,7 +84,7 @@ class FeatureCosts:
     def n_features(self) -> int:
         return self.own.size
 
-    @property
+    @cached_property
     def has_groups(self) -> bool:
         return bool((self.group != NO_GROUP).any())
 

@@ -410,8 +410,8 @@ class Method:
         self, selection: Selection, costs: "FeatureCosts"
     ) -> list[tuple[float, dict]] | None:
         """The whole budget path up to the largest budget asked for, read off one selection,
-        as (budget, record) pairs, where the selection holds it (a fill order; msB's model
-        schedule); None: found by asking for budgets."""
+        as (true cost, record) pairs, each set from its own true cost on, where the selection
+        holds it (a fill order; msB's model schedule); None: found by asking for budgets."""
         if selection.fill_order is None:
             return None
         # Here: `_path` imports pandas, which a method's stage job may not need.

@@ -21,13 +21,14 @@ hyperparameter) has no such staircase; `grid_path` selects at each budget of a g
 the budgets where the set changes.
 """
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from costfs.core.costs import BUDGET_TOLERANCE, NO_GROUP, FeatureCosts
+from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.validation import DataError
 
 SEED_BUDGETS = 32
@@ -51,29 +52,33 @@ def _just_below(cost: float) -> float:
     return max(cost - 2 * BUDGET_TOLERANCE, 0.0)
 
 
-def path_entries(steps: Sequence[tuple[float, dict]], costs: FeatureCosts) -> list[dict]:
+def path_entries(
+    steps: Sequence[tuple[float, dict]], costs: FeatureCosts, *, at_cost: bool = False
+) -> list[dict]:
     """Path entries from (budget, record) pairs by increasing budget, one per change of set:
     `budget` (where the set takes over), `cost`, `n_features`, `features`, `added`, `dropped`
-    and the record's own columns."""
+    and the record's own columns. `at_cost`: each step's budget is its set's true cost (an
+    exact path's steps), so no cost is summed again."""
     entries: list[dict] = []
     previous: tuple[int, ...] = ()
+    had: set[int] = set()
     for budget, record in sorted(steps, key=lambda step: step[0]):
         features = _features(record)
         if entries and features == previous:
             continue
-        kept, had = set(features), set(previous)
+        kept = set(features)
         entries.append(
             {
                 "budget": float(budget),
-                "cost": costs.total(features),
+                "cost": float(budget) if at_cost else costs.total(features),
                 "n_features": len(features),
                 "features": features,
-                "added": tuple(f for f in features if f not in had),
-                "dropped": tuple(f for f in previous if f not in kept),
+                "added": tuple([f for f in features if f not in had]),
+                "dropped": tuple([f for f in previous if f not in kept]),
                 **{key: value for key, value in record.items() if key not in BUDGET_DEPENDENT},
             }
         )
-        previous = features
+        previous, had = features, kept
     return entries
 
 
@@ -86,7 +91,8 @@ def exact_path(
     """The exact budget path up to `budget` of a method whose set is constant between its true
     cost and the budget (see the module doc), and its record at `budget`.
     `steps_from_first_call`, where given, may read the whole path off the first call's
-    selection (msB's model schedule) as (budget, record) pairs: no closure rounds then."""
+    selection (msB's model schedule, a fill order) as (true cost, record) pairs, each set
+    from its own true cost on: no closure rounds then."""
     costs = FeatureCosts.of(costs)
     asked: dict[float, dict] = {}
     queries = {0.0, float(budget), *np.linspace(0.0, budget, SEED_BUDGETS + 2)[1:-1].tolist()}
@@ -95,7 +101,7 @@ def exact_path(
         asked.update(zip(batch, choose(batch), strict=True))
         steps = steps_from_first_call()
         if steps is not None:
-            return path_entries(steps, costs), asked[float(budget)]
+            return path_entries(steps, costs, at_cost=True), asked[float(budget)]
     expanded: set[float] = set()
     set_costs: dict[tuple[int, ...], float] = {}
     answers = list(asked.values())
@@ -117,7 +123,7 @@ def exact_path(
     for record in asked.values():
         features = _features(record)
         steps.setdefault(features, (set_costs[features], record))
-    return path_entries(list(steps.values()), costs), asked[float(budget)]
+    return path_entries(list(steps.values()), costs, at_cost=True), asked[float(budget)]
 
 
 def fill_path(order, costs, budget: float) -> list[tuple[float, np.ndarray]]:
@@ -125,43 +131,28 @@ def fill_path(order, costs, budget: float) -> list[tuple[float, np.ndarray]]:
     added cost still fits (`costfs.methods._bcr.fill_budget`), as (true cost, sorted features)
     pairs, one per set by increasing cost.
 
-    One pass over the order splits the budget range into the intervals in which the walk
-    makes the same decisions: a feature that adds `a` to an interval's spending `s` is kept
-    from the budget s + a on and skipped below it. Bounds are budgets plus `BUDGET_TOLERANCE`
-    and sums are accumulated in the walk's order: the comparisons of a fill, in the same
-    floating point. Each set is reported at its true cost (`FeatureCosts.total`)."""
+    One walk of the order over the whole budget range (`costfs.engine.fill`) with bounds in
+    budgets plus `BUDGET_TOLERANCE` and sums accumulated in the walk's order: the comparisons
+    of a fill, in the same floating point. Each set is reported at its true cost
+    (`FeatureCosts.total`)."""
+    # Here: numba, which a method's stage jobs do not load.
+    from costfs.engine.fill import fill_intervals
+
     costs = FeatureCosts.of(costs)
-    top = float(budget) + BUDGET_TOLERANCE
-    # One row per interval, by increasing start: where it starts, what it has spent, its
-    # kept features and paid groups.
-    starts = np.array([BUDGET_TOLERANCE])
-    spent = np.zeros(1)
-    kept = np.zeros((1, costs.n_features), dtype=bool)
-    paid = np.zeros((1, costs.shared.size), dtype=bool)
-    for feature in np.asarray(order, dtype=int):
-        group = costs.group[feature]
-        added = costs.added_to_each(feature, paid)
-        threshold = spent + added
-        ends = np.append(starts[1:], np.inf)
-        whole = threshold <= starts
-        split = ~whole & (threshold < ends) & (threshold <= top)
-        # A split interval becomes two rows: the lower part skips the feature, the upper
-        # keeps it from the threshold on.
-        rows = np.repeat(np.arange(spent.size), 1 + split)
-        upper = np.zeros(rows.size, dtype=bool)
-        upper[np.cumsum(1 + split)[split] - 1] = True
-        keeps = whole[rows] | upper
-        starts = np.where(upper, threshold[rows], starts[rows])
-        spent = np.where(keeps, threshold[rows], spent[rows])
-        if split.any():
-            kept, paid = kept[rows], paid[rows]
-        kept[keeps, feature] = True
-        if group != NO_GROUP:
-            paid[keeps, group] = True
+    starts, kept = fill_intervals(
+        np.asarray(order, dtype=np.int64),
+        costs.own,
+        costs.group.astype(np.int64),
+        costs.shared,
+        BUDGET_TOLERANCE,
+        float(budget) + BUDGET_TOLERANCE,
+    )
     # A set whose interval is narrower than the tolerance holds at no budget that can be told
     # from the next set's: the two start at the same cost, summed in two orders.
     wide = np.append(np.diff(starts) > BUDGET_TOLERANCE, True)
-    return [(costs.total(np.flatnonzero(row)), np.flatnonzero(row)) for row in kept[wide]]
+    sets, features = np.nonzero(kept[wide])
+    splits = np.searchsorted(sets, np.arange(1, wide.sum()))
+    return [(costs.total(chosen), chosen) for chosen in np.split(features, splits)]
 
 
 def grid_path(choose: Chooser, costs, budgets: Sequence[float]) -> tuple[list[dict], list[dict]]:
@@ -206,19 +197,17 @@ def path_table(entries: Sequence[dict], feature_names, n_features: int) -> pd.Da
         if feature_names is not None
         else [f"x{index}" for index in range(n_features)]
     )
-    columns = {
-        "feature_indices": [entry["features"] for entry in entries],
-        **{
-            key: [tuple(names[index] for index in entry[key]) for entry in entries]
-            for key in ("features", "added", "dropped")
-        },
+    listed = {
+        key: [tuple([names[index] for index in entry[key]]) for entry in entries]
+        for key in ("features", "added", "dropped")
     }
-    for key in dict.fromkeys(key for entry in entries for key in entry):
+    columns = {
+        key: listed[key] if key in listed else [entry[key] for entry in entries]
+        for key in PATH_COLUMNS
+    }
+    columns["feature_indices"] = [entry["features"] for entry in entries]
+    for key in dict.fromkeys(itertools.chain.from_iterable(entries)):
         if key not in columns:
             columns[key] = [entry.get(key) for entry in entries]
-    for key in PATH_COLUMNS:
-        columns.setdefault(key, [])
     # By column: pandas reads a list of dicts holding tuples row by row, slowly.
-    table = pd.DataFrame(columns)
-    own = [column for column in table.columns if column not in (*PATH_COLUMNS, "feature_indices")]
-    return table[[*PATH_COLUMNS, "feature_indices", *own]]
+    return pd.DataFrame(columns)
