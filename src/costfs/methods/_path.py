@@ -151,8 +151,9 @@ def fill_path(order, costs, budget: float) -> list[tuple[float, np.ndarray]]:
     # from the next set's: the two start at the same cost, summed in two orders.
     wide = np.append(np.diff(starts) > BUDGET_TOLERANCE, True)
     sets, features = np.nonzero(kept[wide])
-    splits = np.searchsorted(sets, np.arange(1, wide.sum()))
-    return [(costs.total(chosen), chosen) for chosen in np.split(features, splits)]
+    bounds = np.searchsorted(sets, np.arange(wide.sum() + 1)).tolist()
+    chosen = [features[start:end] for start, end in itertools.pairwise(bounds)]
+    return [(costs.total(one), one) for one in chosen]
 
 
 def grid_path(choose: Chooser, costs, budgets: Sequence[float]) -> tuple[list[dict], list[dict]]:
