@@ -32,8 +32,9 @@ from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.validation import DataError
 
 SEED_BUDGETS = 32
-"""Budgets between 0 and the fit's budget asked for in the first round of an exact
-path: most steps are found there, in one call, and the closure rounds fill the gaps."""
+"""Budgets between 0 and the fit's budget asked for in the first round of an exact path
+not read off the fit's own call: most steps are found there, in one call, and the closure
+rounds fill the gaps."""
 
 BUDGET_DEPENDENT = ("value", "budget", "features", "unused_budget")
 """Record keys that are not the set's own (the path carries every other)."""
@@ -97,8 +98,8 @@ def exact_path(
     asked: dict[float, dict] = {}
     queries = {0.0, float(budget), *np.linspace(0.0, budget, SEED_BUDGETS + 2)[1:-1].tolist()}
     if steps_from_first_call is not None:
-        batch = sorted(queries)
-        asked.update(zip(batch, choose(batch), strict=True))
+        # The fit's own budget alone: where the path is read off this call, no other is asked.
+        (asked[float(budget)],) = choose([float(budget)])
         steps = steps_from_first_call()
         if steps is not None:
             return path_entries(steps, costs, at_cost=True), asked[float(budget)]
@@ -108,8 +109,9 @@ def exact_path(
     while queries:
         batch = sorted(queries - asked.keys())
         if batch:
-            answers = choose(batch)
-            asked.update(zip(batch, answers, strict=True))
+            new = choose(batch)
+            asked.update(zip(batch, new, strict=True))
+            answers += new
         for record in answers:
             features = _features(record)
             if features not in set_costs:
