@@ -53,44 +53,15 @@ def _just_below(cost: float) -> float:
     return max(cost - 2 * BUDGET_TOLERANCE, 0.0)
 
 
-def path_entries(
-    steps: Sequence[tuple[float, dict]], costs: FeatureCosts, *, at_cost: bool = False
-) -> list[dict]:
-    """Path entries from (budget, record) pairs by increasing budget, one per change of set:
-    `budget` (where the set takes over), `cost`, `n_features`, `features`, `added`, `dropped`
-    and the record's own columns. `at_cost`: each step's budget is its set's true cost (an
-    exact path's steps), so no cost is summed again."""
-    entries: list[dict] = []
-    previous: tuple[int, ...] = ()
-    had: set[int] = set()
-    for budget, record in sorted(steps, key=lambda step: step[0]):
-        features = _features(record)
-        if entries and features == previous:
-            continue
-        kept = set(features)
-        entries.append(
-            {
-                "budget": float(budget),
-                "cost": float(budget) if at_cost else costs.total(features),
-                "n_features": len(features),
-                "features": features,
-                "added": tuple([f for f in features if f not in had]),
-                "dropped": tuple([f for f in previous if f not in kept]),
-                **{key: value for key, value in record.items() if key not in BUDGET_DEPENDENT},
-            }
-        )
-        previous, had = features, kept
-    return entries
-
-
 def exact_path(
     choose: Chooser,
     costs,
     budget: float,
     steps_from_first_call: Callable[[], list[tuple[float, dict]] | None] | None = None,
-) -> tuple[list[dict], dict]:
+) -> tuple[list[tuple[float, dict]], dict]:
     """The exact budget path up to `budget` of a method whose set is constant between its true
-    cost and the budget (see the module doc), and its record at `budget`.
+    cost and the budget (see the module doc), as (true cost, record) steps for `path_table`,
+    and its record at `budget`.
     `steps_from_first_call`, where given, may read the whole path off the first call's
     selection (msB's model schedule, a fill order) as (true cost, record) pairs, each set
     from its own true cost on: no closure rounds then."""
@@ -102,7 +73,7 @@ def exact_path(
         (asked[float(budget)],) = choose([float(budget)])
         steps = steps_from_first_call()
         if steps is not None:
-            return path_entries(steps, costs, at_cost=True), asked[float(budget)]
+            return steps, asked[float(budget)]
     expanded: set[float] = set()
     set_costs: dict[tuple[int, ...], float] = {}
     answers = list(asked.values())
@@ -125,7 +96,7 @@ def exact_path(
     for record in asked.values():
         features = _features(record)
         steps.setdefault(features, (set_costs[features], record))
-    return path_entries(list(steps.values()), costs, at_cost=True), asked[float(budget)]
+    return list(steps.values()), asked[float(budget)]
 
 
 def fill_path(order, costs, budget: float) -> list[tuple[float, np.ndarray]]:
@@ -158,12 +129,14 @@ def fill_path(order, costs, budget: float) -> list[tuple[float, np.ndarray]]:
     return [(costs.total(one), one) for one in chosen]
 
 
-def grid_path(choose: Chooser, costs, budgets: Sequence[float]) -> tuple[list[dict], list[dict]]:
-    """The path over a grid of budgets: an entry at each budget whose set differs from the
-    previous budget's; and the chosen records, one per budget."""
+def grid_path(
+    choose: Chooser, budgets: Sequence[float]
+) -> tuple[list[tuple[float, dict]], list[dict]]:
+    """The path over a grid of budgets, as (budget, record) steps for `path_table`; and the
+    chosen records, one per budget."""
     budgets = sorted({float(budget) for budget in budgets})
     records = choose(budgets)
-    return path_entries(list(zip(budgets, records, strict=True)), FeatureCosts.of(costs)), records
+    return list(zip(budgets, records, strict=True)), records
 
 
 def entry_at(entries: Sequence[dict], budget: float) -> dict | None:
@@ -191,26 +164,61 @@ def check_path_budgets(path_budgets, source: str) -> list[float]:
 PATH_COLUMNS = ("budget", "cost", "n_features", "features", "added", "dropped")
 
 
-def path_table(entries: Sequence[dict], feature_names, n_features: int) -> pd.DataFrame:
-    """The path as a table, one row per set by increasing budget: `features`, `added` and
-    `dropped` as tuples of column names (`x0`, `x1`, ... without names), `feature_indices`
-    the selected columns, then the method's own columns."""
+def _listed(members: np.ndarray, labels: list) -> list[tuple]:
+    """Per row of the boolean matrix `members`, the labels of its True columns, in order."""
+    rows, columns = np.nonzero(members)
+    bounds = np.searchsorted(rows, np.arange(members.shape[0] + 1)).tolist()
+    flat = [labels[column] for column in columns.tolist()]
+    return [tuple(flat[start:end]) for start, end in itertools.pairwise(bounds)]
+
+
+def path_table(
+    steps: Sequence[tuple[float, dict]],
+    costs: FeatureCosts,
+    feature_names,
+    n_features: int,
+    *,
+    at_cost: bool = False,
+) -> pd.DataFrame:
+    """The path as a table from (budget, record) steps, one row per change of set by
+    increasing budget: `budget` (where the set takes over), `cost` (its true cost),
+    `n_features`, then `features`, `added` and `dropped` as tuples of column names (`x0`,
+    `x1`, ... without names), `feature_indices` the selected columns, then the records' own
+    columns. `at_cost`: each step's budget is its set's true cost (an exact path's steps), so
+    no cost is summed again."""
     names = (
         [str(name) for name in feature_names]
         if feature_names is not None
         else [f"x{index}" for index in range(n_features)]
     )
-    listed = {
-        key: [tuple([names[index] for index in entry[key]]) for entry in entries]
-        for key in ("features", "added", "dropped")
-    }
+    ordered = sorted(steps, key=lambda step: step[0])
+    chosen = [np.asarray(record["features"], dtype=int) for _, record in ordered]
+    members = np.zeros((len(ordered), n_features), dtype=bool)
+    members[
+        np.repeat(np.arange(len(chosen)), [features.size for features in chosen]),
+        np.concatenate(chosen) if chosen else np.zeros(0, dtype=int),
+    ] = True
+    # A row is kept where its set differs from the row before it.
+    changed = np.ones(len(ordered), dtype=bool)
+    changed[1:] = (members[1:] != members[:-1]).any(axis=1)
+    kept = np.flatnonzero(changed).tolist()
+    members = members[changed]
+    before = np.zeros_like(members)
+    before[1:] = members[:-1]
+    indices = _listed(members, list(range(n_features)))
+    budgets = [float(ordered[row][0]) for row in kept]
+    records = [ordered[row][1] for row in kept]
     columns = {
-        key: listed[key] if key in listed else [entry[key] for entry in entries]
-        for key in PATH_COLUMNS
+        "budget": budgets,
+        "cost": budgets if at_cost else [costs.total(features) for features in indices],
+        "n_features": members.sum(axis=1),
+        "features": _listed(members, names),
+        "added": _listed(members & ~before, names),
+        "dropped": _listed(before & ~members, names),
+        "feature_indices": indices,
     }
-    columns["feature_indices"] = [entry["features"] for entry in entries]
-    for key in dict.fromkeys(itertools.chain.from_iterable(entries)):
-        if key not in columns:
-            columns[key] = [entry.get(key) for entry in entries]
+    for key in dict.fromkeys(itertools.chain.from_iterable(records)):
+        if key not in BUDGET_DEPENDENT:
+            columns[key] = [record.get(key) for record in records]
     # By column: pandas reads a list of dicts holding tuples row by row, slowly.
     return pd.DataFrame(columns)

@@ -218,12 +218,12 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator, Method):
 
         self.path_exact_ = not tuned and self.path_is_exact(values)
         if self.path_exact_:
-            entries, record = exact_path(
+            steps, record = exact_path(
                 choose, costs, budget, lambda: self.path_steps(artifacts["selection"], costs)
             )
         else:
             path_budgets = check_path_budgets(self.path_budgets, name)
-            entries, records = grid_path(choose, costs, [*path_budgets, budget])
+            steps, records = grid_path(choose, [*path_budgets, budget])
             record = records[sorted({*path_budgets, budget}).index(budget)]
         if getattr(self, "precomputed", None) is not None:
             self.precomputed_ = self.precomputed
@@ -233,7 +233,13 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator, Method):
             )
         if hyperparameter is not None:
             setattr(self, f"{hyperparameter.name}_", float(record["value"]))
-        self.path_ = path_table(entries, getattr(self, "feature_names_in_", None), X.shape[1])
+        self.path_ = path_table(
+            steps,
+            costs,
+            getattr(self, "feature_names_in_", None),
+            X.shape[1],
+            at_cost=self.path_exact_,
+        )
         self.selected_features_ = np.asarray(record["features"], dtype=int)
         self.total_cost_ = costs.total(self.selected_features_)
         self.support_ = np.zeros(X.shape[1], dtype=bool)
