@@ -73,10 +73,11 @@ def fill_intervals(order, own, group, shared, first_start, top):
                 if feature_group != NO_GROUP:
                     paid[row, feature_group] = True
                 row -= 1
-            kept[row] = kept[interval]
-            paid[row] = paid[interval]
-            starts[row] = starts[interval]
-            spent[row] = spent[interval]
+            if row != interval:
+                kept[row] = kept[interval]
+                paid[row] = paid[interval]
+                starts[row] = starts[interval]
+                spent[row] = spent[interval]
             if whole:
                 spent[row] = threshold
                 kept[row, feature] = True

@@ -164,12 +164,18 @@ def check_path_budgets(path_budgets, source: str) -> list[float]:
 PATH_COLUMNS = ("budget", "cost", "n_features", "features", "added", "dropped")
 
 
-def _listed(members: np.ndarray, labels: list) -> list[tuple]:
-    """Per row of the boolean matrix `members`, the labels of its True columns, in order."""
+def _listed(members: np.ndarray, labels: list | None = None) -> list[tuple]:
+    """Per row of the boolean matrix `members`, its True columns (their `labels`, if given),
+    in order."""
     rows, columns = np.nonzero(members)
     bounds = np.searchsorted(rows, np.arange(members.shape[0] + 1)).tolist()
-    flat = [labels[column] for column in columns.tolist()]
+    flat = columns.tolist() if labels is None else [labels[column] for column in columns]
     return [tuple(flat[start:end]) for start, end in itertools.pairwise(bounds)]
+
+
+def _objects(values: list) -> np.ndarray:
+    """`values` (tuples) as a one-dimensional object array, which pandas takes as it is."""
+    return np.fromiter(values, dtype=object, count=len(values))
 
 
 def path_table(
@@ -205,17 +211,17 @@ def path_table(
     members = members[changed]
     before = np.zeros_like(members)
     before[1:] = members[:-1]
-    indices = _listed(members, list(range(n_features)))
+    indices = _listed(members)
     budgets = [float(ordered[row][0]) for row in kept]
     records = [ordered[row][1] for row in kept]
     columns = {
         "budget": budgets,
         "cost": budgets if at_cost else [costs.total(features) for features in indices],
         "n_features": members.sum(axis=1),
-        "features": _listed(members, names),
-        "added": _listed(members & ~before, names),
-        "dropped": _listed(before & ~members, names),
-        "feature_indices": indices,
+        "features": _objects([tuple([names[i] for i in features]) for features in indices]),
+        "added": _objects(_listed(members & ~before, names)),
+        "dropped": _objects(_listed(before & ~members, names)),
+        "feature_indices": _objects(indices),
     }
     for key in dict.fromkeys(itertools.chain.from_iterable(records)):
         if key not in BUDGET_DEPENDENT:
