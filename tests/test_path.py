@@ -4,14 +4,17 @@ every method: the selection at a budget, asked for alone, is the path's entry in
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import costfs
 from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.engine.fill import INITIAL_INTERVALS
 from costfs.methods import load_method, method_names
+from costfs.methods._base import Selection
 from costfs.methods._bcr import fill_budget
-from costfs.methods._path import entry_at, fill_path
+from costfs.methods._path import entry_at, fill_path, path_table
+from costfs.methods.msb import pareto_schedule, schedule_to_arrays
 from tests.conftest import SMALL, run_method, small_selector
 
 OWN = np.array([0.0, 0.3, 0.4, 0.2, 0.5, 0.6, 0.0, 0.7])
@@ -210,6 +213,33 @@ def test_a_fill_path_longer_than_the_walks_first_arrays_holds_the_fill():
     for (cost, features), end in zip(steps, [*starts[1:], budget + 1], strict=True):
         for probe in (cost, (cost + end) / 2):
             np.testing.assert_array_equal(features, fill_budget(order, costs, probe))
+
+
+def test_msbs_path_lists_a_model_at_its_true_cost_beside_a_near_tie():
+    """Costs 0.1 + 0.2 and 0.3 differ by a float step: at the schedule cost 0.3 the better
+    model of cost 0.1 + 0.2 is within the tolerance and chosen; it is listed at its own cost."""
+    costs = FeatureCosts.ungrouped([0.1, 0.2, 0.3])
+    models = [(2,), (0, 1)]
+    schedule = pareto_schedule(
+        pd.DataFrame(
+            {
+                "cost": [costs.total(model) for model in models],
+                "oob_mmce": [0.3, 0.2],
+                "n_features": [1, 2],
+                "features": models,
+                "sequence": ["cost", "cost"],
+            }
+        )
+    )
+    selection = Selection(
+        [{"value": np.nan, "budget": 1.0, "features": np.array([0, 1])}],
+        schedule_to_arrays(schedule),
+    )
+    steps = load_method("msb").path_steps(selection, costs)
+    path = path_table(steps, costs, None, 3, at_cost=True)
+    assert path["feature_indices"].tolist() == [(), (0, 1)]
+    for cost, indices in zip(path["cost"], path["feature_indices"], strict=True):
+        assert cost == costs.total(list(indices))
 
 
 def test_a_random_fill_path_over_decimal_costs_has_no_set_twice(problem):

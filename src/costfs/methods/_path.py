@@ -161,9 +161,6 @@ def check_path_budgets(path_budgets, source: str) -> list[float]:
     return checked
 
 
-PATH_COLUMNS = ("budget", "cost", "n_features", "features", "added", "dropped")
-
-
 def _listed(members: np.ndarray, labels: list | None = None) -> list[tuple]:
     """Per row of the boolean matrix `members`, its True columns (their `labels`, if given),
     in order."""
@@ -224,7 +221,7 @@ def path_table(
         "feature_indices": _objects(indices),
     }
     for key in dict.fromkeys(itertools.chain.from_iterable(records)):
-        if key not in BUDGET_DEPENDENT:
+        if key not in BUDGET_DEPENDENT and key not in columns:
             columns[key] = [record.get(key) for record in records]
     # By column: pandas reads a list of dicts holding tuples row by row, slowly.
     return pd.DataFrame(columns)

@@ -344,10 +344,15 @@ class ModelScheduleSelector(CostConstrainedSelector):
 
     def path_steps(self, selection, costs):
         """The model schedule's models that are the best fitting at their own cost, each
-        from its cost on: the schedule up to the largest budget asked for (`fit`'s budget)."""
+        from its true cost on: the schedule up to the largest budget asked for (`fit`'s
+        budget). A model within the budget tolerance of a cheaper one's cost is chosen there
+        too, and listed from its own cost."""
         schedule = schedule_from_arrays(selection.artifacts)
-        steps = sorted({0.0, *(float(cost) for cost in schedule["cost"])})
-        return [(cost, self._record(best_within(schedule, cost), cost)) for cost in steps]
+        steps = []
+        for cost in sorted({0.0, *(float(cost) for cost in schedule["cost"])}):
+            record = self._record(best_within(schedule, cost), cost)
+            steps.append((costs.total(record["features"]), record))
+        return steps
 
     @staticmethod
     def _record(chosen, budget: float) -> dict:
