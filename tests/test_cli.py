@@ -94,7 +94,10 @@ def frame_with(**columns) -> pd.DataFrame:
         (frame_with(b=[1.0, 2, np.inf, 4, 5, 6]), r"column 'b' has .* \(inf in row 2\)"),
         (frame_with(b=[1.0, 2, "x", 4, 5, 6]), r"column 'b' mixes numbers and text \(e.g. 'x'"),
         (frame_with(target=[1] * 6), r"target has 1 class \(1\); at least two are needed"),
-        (frame_with(target=[0, 1, np.nan, 0, 1, 0]), "target column 'target' has missing"),
+        (
+            frame_with(target=[0, 1, np.nan, 0, 1, 0]),
+            r"target column 'target' has no value in 1 row\(s\), e.g. row\(s\) \[3\]",
+        ),
         (frame_with().drop(columns="target"), "no target column 'target'"),
     ],
 )

@@ -12,7 +12,7 @@ import skops.io
 
 from costfs import cli
 from costfs.cli.model import load_model
-from tests.conftest import true_cost, write_messy_clinic
+from tests.conftest import DATA, true_cost, write_messy_clinic
 
 
 @pytest.fixture(scope="module")
@@ -168,7 +168,21 @@ def test_select_path_prints_every_step_with_its_held_out_error(clinic, tmp_path,
         held_out = step["held_out"]
         assert held_out["mmce_low"] <= held_out["mmce"] <= held_out["mmce_high"]
     printed = capsys.readouterr().out.splitlines()
-    assert re.split(r"\s{2,}", printed[0])[:5] == ["from budget", "cost", "n", "buy", "drop"]
+    header = re.split(r"\s{2,}", printed[0])
+    assert header[:5] == ["from budget", "cost", "n", "buy", "drop"]
+    # The held-out columns say whose error each is: the set's own where splits chose it, the
+    # procedure's at that budget.
+    assert header[5:8] == [
+        "chosen by splits",
+        "this set's error rate (MMCE) where chosen",
+        "procedure's error rate (MMCE) [95% interval]",
+    ]
+    assert header[-1] == "on the front"
+    for line, step in zip(printed[1:], steps, strict=True):
+        own = step["held_out_this_set"]["mmce"]
+        assert (f"{own:.3f}" if step["chosen_by_splits"] else "undefined") in line
+        assert line.endswith("yes" if step["held_out"]["on_pareto_front"] else "no")
+    assert document["settings"]["splits"] == 3 and document["settings"]["xi"] == 1.0
     assert len(printed) == len(steps) + 1
     assert re.split(r"\s{2,}", printed[1])[3] == "+age"
     # The columns line up: each step's cost stands under the header's.
@@ -197,3 +211,30 @@ def test_predict_warns_of_a_level_the_model_never_saw(saved, caplog):
     code, predictions = predict(saved, unseen)
     assert code == 0 and len(predictions) == len(rows)
     assert "'grade'" in caplog.text and "['extreme']" in caplog.text
+
+
+def test_a_path_past_the_total_cost_ends_at_it(clinic, tmp_path, caplog):
+    out = tmp_path / "path.json"
+    everything = true_cost(clinic["own"], clinic["blood"], clinic["own"].index)
+    arguments = ("--path", "--budget", str(10 * everything), "--splits", "0", "--out", str(out))
+    assert clinic_select(clinic, *arguments) == 0
+    steps = json.loads(out.read_text())["path"]
+    assert steps[-1]["budget"] == pytest.approx(everything)
+    assert "the path ends there" in caplog.text
+
+
+def test_names_that_hold_commas_are_quoted_in_the_tables(tmp_path, capsys):
+    frame = pd.read_csv(DATA / "wdbc.csv.gz").iloc[:, [0, 1, 2, -1]]
+    frame.columns = ["radius, mean", "texture", " area", "target"]
+    data, costs = tmp_path / "odd.csv", tmp_path / "odd_costs.csv"
+    frame.to_csv(data, index=False)
+    pd.DataFrame({"feature": frame.columns[:3], "cost": [1.0, 1.0, 1.0]}).to_csv(costs, index=False)
+    arguments = ["select", str(data), "--costs", str(costs), "--n-trees", "30", "-q"]
+    assert cli.main([*arguments, "--method", "auc", "--budget", "1", "3", "--splits", "0"]) == 0
+    printed = capsys.readouterr().out
+    assert '"radius, mean", texture, " area"' in printed
+
+
+def test_a_budget_that_buys_free_features_only_says_so_at_zero(clinic, caplog):
+    assert clinic_select(clinic, "--budget", "0", "--splits", "0") == 0
+    assert "budget 0 buys free features only" in caplog.text

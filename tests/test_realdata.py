@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 from costfs.core.validation import DataError
-from costfs.study.realdata import split_indices, table_to_arrays
+from costfs.study.realdata import costs_from_table, split_indices, table_to_arrays
 
 EXPECTED = {  # rows, features, positives (data/README.md)
     "ada": (4562, 48, 1132),
@@ -73,3 +73,23 @@ def test_split_is_two_thirds_disjoint_and_seeded():
     again, _ = split_indices(np.random.default_rng(1), 569, 2 / 3)
     other, _ = split_indices(np.random.default_rng(2), 569, 2 / 3)
     assert np.array_equal(train, again) and not np.array_equal(train, other)
+
+
+def test_a_cost_row_for_a_mistyped_name_names_the_close_column():
+    table = pd.DataFrame({"feature": ["mean radius ", "texture"], "cost": [1.0, 2.0]})
+    with pytest.raises(DataError, match=r"did you mean 'mean radius'\?"):
+        costs_from_table(table, ["mean radius", "texture"], "costs.csv")
+
+
+def test_a_column_without_a_cost_is_dropped_with_a_quoted_name():
+    table = pd.DataFrame({"feature": ["texture"], "cost": [2.0]})
+    with pytest.raises(
+        DataError, match=r"--drop 'area error'; in a study, drop: \[\"area error\"\]"
+    ):
+        costs_from_table(table, ["area error", "texture"], "costs.csv")
+
+
+def test_a_missing_target_value_is_named_by_its_row():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "target": [0, None, 1, 0]})
+    with pytest.raises(DataError, match=r"no value in 1 row\(s\), e.g. row\(s\) \[2\]"):
+        table_to_arrays(frame, "target", None, "data.csv")

@@ -16,6 +16,7 @@ from costfs.cli import storage
 from costfs.cli.arguments import add_command
 from costfs.cli.stages.realdata import read_table_file
 from costfs.core.errors import DataError
+from costfs.core.names import name_list
 from costfs.study.deployment import check_model_columns, fit_model
 
 log = logging.getLogger("costfs.cli")
@@ -94,7 +95,7 @@ def predict(args) -> None:
         document["budget"],
         document["cost"],
         len(features),
-        ", ".join(features) or "none (every row gets the training class shares)",
+        name_list(features) or "none (every row gets the training class shares)",
     )
     pipeline = document["pipeline"]
     # The levels each text column was fit on are the encoder's own.

@@ -25,6 +25,7 @@ from costfs.cli.stages.realdata import read_table_file
 from costfs.core.costs import FeatureCosts
 from costfs.core.errors import DataError
 from costfs.core.metrics import FURTHER_METRICS
+from costfs.core.names import name_list, shown_name
 from costfs.core.progress import shown_on as progress_shown_on
 from costfs.core.tabular import encode_levels
 from costfs.methods import load_method, method_names
@@ -291,6 +292,18 @@ def _document_head(args, classes: list[str], metrics: list[str]) -> dict:
     return {
         "data": args.data,
         "costs": args.costs,
+        "settings": {
+            "target": args.target,
+            "positive_class": args.positive_class,
+            "group_costs": dict(args.group_costs) or None,
+            "missing_values": list(args.missing_values),
+            "drop": list(args.drop),
+            "budgets": args.budget,
+            "xi": args.xi,
+            "seed": args.seed,
+            "n_trees": args.n_trees,
+            "splits": args.splits,
+        },
         "method": args.method,
         "classes": classes,
         "positive_class": classes[-1] if len(classes) == 2 else None,
@@ -337,8 +350,16 @@ def path_result(args, problem: Problem, X: np.ndarray, metrics: list[str]):
     fit, each step with its held-out estimate: the JSON document and the printed report."""
     _, y, names, _, costs, classes, _ = problem
     everything = costs.total(np.arange(costs.n_features))
-    top = max(args.budget) if args.budget else everything
-    grid = sorted({*np.linspace(0, top, PATH_GRID + 1).tolist(), *(args.budget or [])})
+    top = min(max(args.budget), everything) if args.budget else everything
+    if args.budget and max(args.budget) > everything:
+        log.warning(
+            "budget %g is more than every feature costs together (%.4g): the path ends there",
+            max(args.budget),
+            everything,
+        )
+    grid = sorted(
+        {*np.linspace(0, top, PATH_GRID + 1).tolist(), *(b for b in args.budget or [] if b < top)}
+    )
     selector = _selector(args, costs).set_params(budget=top, path_budgets=grid)
     # Fit on named columns, so that the path names the features it buys and drops.
     fitted = selector.fit(pd.DataFrame(X, columns=names), y)
@@ -389,23 +410,30 @@ def path_result(args, problem: Problem, X: np.ndarray, metrics: list[str]):
 
 def _path_report(steps: list[dict], metrics: list[str], classes: list[str]) -> str:
     """The path as a table to read down: from which budget each set is bought, its cost, what
-    it adds to and drops from the set before, and its held-out estimates."""
+    it adds to and drops from the set before, and its held-out estimates (`ESTIMATES`): how
+    many splits chose this very set and its error on them, the procedure's estimates at that
+    budget, and whether no cheaper budget's procedure had a lower error."""
     header = ["from budget", "cost", "n", "buy", "drop"]
     if metrics:
-        header.append("chosen by splits")
-        header += [f"{metric_name(metric, classes)} [95% interval]" for metric in metrics]
+        header += ["chosen by splits", f"this set's {metric_name('mmce', classes)} where chosen"]
+        header += [
+            f"procedure's {metric_name(metric, classes)} [95% interval]" for metric in metrics
+        ]
+        header.append("on the front")
     rows = [header]
     for step in steps:
         cells = [
             f"{step['budget']:g}",
             f"{step['cost']:.4g}",
             str(len(step["features"])),
-            ", ".join(f"+{name}" for name in step["added"]) or "-",
-            ", ".join(f"-{name}" for name in step["dropped"]) or "-",
+            name_list(step["added"], "+") or "-",
+            name_list(step["dropped"], "-") or "-",
         ]
         if metrics:
             cells.append(f"{step['chosen_by_splits']} of {step['held_out']['n_splits']:.0f}")
+            cells.append(_shown(step["held_out_this_set"]["mmce"], 3))
             cells += [_interval(step["held_out"], metric) for metric in metrics]
+            cells.append("yes" if step["held_out"]["on_pareto_front"] else "no")
         rows.append(cells)
     return aligned(rows)
 
@@ -435,7 +463,7 @@ def warn_of_a_budget_that_buys_little(
             budget,
             cheapest,
         )
-    elif costs.total(features) == 0 and budget > 0:
+    elif costs.total(features) == 0:
         log.warning(
             "budget %g buys free features only (cost 0)%s",
             budget,
@@ -516,7 +544,7 @@ def _report(results: list[dict], hyperparameter: str | None, classes: list[str])
             f"budget {result['budget']:g}: {len(result['features'])} features to buy (the "
             "selection on all rows)"
         ]
-        lines += [f"  {name}" for name in result["features"]]
+        lines += [f"  {shown_name(name)}" for name in result["features"]]
         lines.append(f"total cost {result['cost']:.4g}")
         if hyperparameter:
             lines.append(f"{hyperparameter} = {result[hyperparameter]:g}")
@@ -525,7 +553,8 @@ def _report(results: list[dict], hyperparameter: str | None, classes: list[str])
             splits = f"{held_out['n_splits']:.0f}"
             lines.append(
                 f"this very set was chosen by {chosen} of {splits} held-out splits (they chose "
-                f"{held_out['distinct_sets']:.0f} distinct sets)"
+                f"{held_out['distinct_sets']:.0f} distinct "
+                f"{'set' if held_out['distinct_sets'] == 1 else 'sets'})"
             )
             if chosen:
                 own = result["held_out_this_set"]
@@ -546,8 +575,8 @@ def _report(results: list[dict], hyperparameter: str | None, classes: list[str])
             ]
         else:
             lines.append(
-                f"OOB error of a refit {_shown(result['oob_mmce'], 4)} (optimistic: the same refit "
-                "chose the hyperparameter; --splits gives a held-out estimate)"
+                f"OOB error of a refit {_shown(result['oob_mmce'], 4)} (optimistic: the set was "
+                "chosen on these rows; --splits gives a held-out estimate)"
             )
         return "\n".join(lines)
     header = ["budget", *([hyperparameter] if hyperparameter else []), "cost"]
@@ -570,7 +599,7 @@ def _report(results: list[dict], hyperparameter: str | None, classes: list[str])
             cells += [_interval(result["held_out"], metric) for metric in metrics]
         else:
             cells.append(_shown(result["oob_mmce"], 4))
-        cells.append(", ".join(result["features"]))
+        cells.append(name_list(result["features"]))
         rows.append(cells)
     return aligned(rows)
 

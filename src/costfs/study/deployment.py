@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from costfs.core.errors import DataError
+from costfs.core.names import name_list
 from costfs.core.tabular import LEVEL_FOLDS, is_categorical
 
 
@@ -88,10 +89,11 @@ def check_model_columns(
     absent = [name for name in features if name not in frame.columns]
     if absent:
         columns = list(map(str, frame.columns))
-        shown = columns[:SHOWN_COLUMNS] + (["..."] if len(columns) > SHOWN_COLUMNS else [])
+        more = len(columns) - SHOWN_COLUMNS
         raise DataError(
             f"{source}: the model needs column(s) {absent}, which this file lacks (its "
-            f"{len(columns)} columns: {', '.join(shown)})"
+            f"{len(columns)} columns: {name_list(columns[:SHOWN_COLUMNS])}"
+            f"{f' and {more} more' if more > 0 else ''})"
         )
     for name in features:
         values = frame[name]

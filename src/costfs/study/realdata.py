@@ -1,6 +1,9 @@
 """Real data sets: reading a table, label mapping, costs and random train/test splits."""
 
+import difflib
+import json
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +59,24 @@ its budgets, costs and cost vectors do not change the data."""
 DATASET_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 """A real data set's name: a config key, a path segment and a workflow wildcard (the config
 schema's `real_data.datasets` keys have the same pattern)."""
+
+
+def _some_columns(columns) -> str:
+    """The columns by name, at most eight, and how many more."""
+    names = [str(column) for column in columns]
+    more = f" and {len(names) - 8} more" if len(names) > 8 else ""
+    return f"{names[:8]}{more}"
+
+
+def _close_match(name: str, columns) -> str:
+    """ "; did you mean ...?" where a column's name is close to `name`, else nothing."""
+    close = difflib.get_close_matches(str(name), [str(column) for column in columns], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _drop_hint(name: str) -> str:
+    """How to leave the column `name` out, quoted for a shell and for YAML."""
+    return f"leave it out with --drop {shlex.quote(name)}; in a study, drop: [{json.dumps(name)}]"
 
 
 def dataset_name_from_file(path: str) -> str:
@@ -136,7 +157,8 @@ def table_to_arrays(
     0; without, each distinct label is a class (codes in sorted label order)."""
     if target not in frame.columns:
         raise DataError(
-            f"{source}: no target column {target!r}; columns are {list(frame.columns)[:8]}..."
+            f"{source}: no target column {target!r}{_close_match(target, frame.columns)}; "
+            f"columns are {_some_columns(frame.columns)}"
         )
     unknown = [column for column in drop if column not in frame.columns or column == target]
     if unknown:
@@ -145,7 +167,7 @@ def table_to_arrays(
             + (
                 f"{target!r} is the target"
                 if target in unknown
-                else f"no such column; columns are {list(frame.columns)[:8]}..."
+                else f"no such column; columns are {_some_columns(frame.columns)}"
             )
         )
     labels = frame[target]
@@ -162,7 +184,12 @@ def table_to_arrays(
             "the label would be a feature; drop them"
         )
     if labels.isna().any():
-        raise DataError(f"{source}: target column {target!r} has missing values")
+        rows = np.flatnonzero(labels.isna().to_numpy()) + 1
+        raise DataError(
+            f"{source}: target column {target!r} has no value in {rows.size} row(s), e.g. "
+            f"row(s) {rows[:3].tolist()} (rows counted from 1 after the header); remove them "
+            "or give their class"
+        )
     if positive_class is not None:
         labels = labels.astype(str) == str(positive_class)
         if not labels.any():
@@ -226,15 +253,16 @@ def costs_from_table(
     unknown = [name for name in names if name not in set(feature_names)]
     if unknown:
         raise DataError(
-            f"{source}: costs for {unknown[:5]}, which are not features of the data (a column "
-            "left out with --drop or drop: has no cost row; remove the row, or mistyped?)"
+            f"{source}: costs for {unknown[:5]}, which are not features of the data"
+            f"{_close_match(unknown[0], feature_names)} (a column left out with --drop or drop: "
+            "has no cost row; remove the row, or correct the name)"
         )
     uncosted = [name for name in feature_names if name not in set(names)]
     if uncosted:
         raise DataError(
             f"{source}: no cost for the data's column(s) {uncosted[:5]}; give each a row "
-            f"(cost 0 where it is free), or leave out a column that is not a feature (--drop "
-            f"{uncosted[0]}; in a study, drop: [{uncosted[0]}])"
+            f"(cost 0 where it is free), or leave out a column that is not a feature "
+            f"({_drop_hint(uncosted[0])})"
         )
     own = check_costs(
         _costs_by_label(names, table["cost"], source, "feature"),
@@ -245,13 +273,16 @@ def costs_from_table(
     given = {str(group): cost for group, cost in (group_costs or {}).items()}
     if "group" not in table.columns:
         if given:
-            raise DataError(f"{source}: group_costs are given but the file has no group column")
+            raise DataError(
+                f"{source}: group costs are given (--group-costs, or group_costs in a study) but "
+                "the file has no group column"
+            )
         return FeatureCosts.ungrouped(own)
     for group in sorted(set(shared) & set(given)):
         if float(given[group]) != shared[group]:
             raise DataError(
                 f"{source}: group {group!r} has the shared cost {shared[group]:g} in the file "
-                f"and {given[group]!r} in group_costs; give it once"
+                f"and {given[group]!r} in --group-costs (group_costs in a study); give it once"
             )
     group_of = dict(zip(names, table["group"], strict=True))
     groups = [group_of[name] for name in feature_names]
@@ -320,8 +351,7 @@ def degenerate_columns(X: np.ndarray, names: list[str]) -> list[str]:
         ):
             notes.append(
                 f"column {names[j]!r} has a different whole number or label in every row, like "
-                f"an identifier (leave it out with --drop {names[j]}; in a study, drop: "
-                f"[{names[j]}])"
+                f"an identifier ({_drop_hint(names[j])})"
             )
     first_of = {}
     for j in range(X.shape[1]):
