@@ -233,8 +233,3 @@ def test_names_that_hold_commas_are_quoted_in_the_tables(tmp_path, capsys):
     assert cli.main([*arguments, "--method", "auc", "--budget", "1", "3", "--splits", "0"]) == 0
     printed = capsys.readouterr().out
     assert '"radius, mean", texture, " area"' in printed
-
-
-def test_a_budget_that_buys_free_features_only_says_so_at_zero(clinic, caplog):
-    assert clinic_select(clinic, "--budget", "0", "--splits", "0") == 0
-    assert "budget 0 buys free features only" in caplog.text

@@ -463,7 +463,7 @@ def warn_of_a_budget_that_buys_little(
             budget,
             cheapest,
         )
-    elif costs.total(features) == 0:
+    elif costs.total(features) == 0 and budget > 0:
         log.warning(
             "budget %g buys free features only (cost 0)%s",
             budget,
