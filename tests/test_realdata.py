@@ -93,3 +93,9 @@ def test_a_missing_target_value_is_named_by_its_row():
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "target": [0, None, 1, 0]})
     with pytest.raises(DataError, match=r"no value in 1 row\(s\), e.g. row\(s\) \[2\]"):
         table_to_arrays(frame, "target", None, "data.csv")
+
+
+def test_a_missing_target_names_a_few_columns_and_how_many_more():
+    frame = pd.DataFrame({f"feature {index}": [1.0, 2.0] for index in range(10)})
+    with pytest.raises(DataError, match=r"columns are feature 0, .*, feature 7 and 2 more$"):
+        table_to_arrays(frame, "target", None, "data.csv")

@@ -14,3 +14,10 @@ def shown_name(name: object) -> str:
 def name_list(names: Iterable[object], prefix: str = "") -> str:
     """The names, each after `prefix`, comma-separated."""
     return ", ".join(f"{prefix}{shown_name(name)}" for name in names)
+
+
+def some_names(names: Iterable[object], shown: int = 8) -> str:
+    """The first `shown` names as `name_list` gives them, and how many more there are."""
+    names = list(names)
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return f"{name_list(names[:shown])}{more}"

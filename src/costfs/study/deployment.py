@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from costfs.core.errors import DataError
-from costfs.core.names import name_list
+from costfs.core.names import some_names
 from costfs.core.tabular import LEVEL_FOLDS, is_categorical
 
 
@@ -88,12 +88,9 @@ def check_model_columns(
     columns where a feature is absent or text stands in a column the model read as numbers."""
     absent = [name for name in features if name not in frame.columns]
     if absent:
-        columns = list(map(str, frame.columns))
-        more = len(columns) - SHOWN_COLUMNS
         raise DataError(
             f"{source}: the model needs column(s) {absent}, which this file lacks (its "
-            f"{len(columns)} columns: {name_list(columns[:SHOWN_COLUMNS])}"
-            f"{f' and {more} more' if more > 0 else ''})"
+            f"{len(frame.columns)} columns: {some_names(frame.columns, SHOWN_COLUMNS)})"
         )
     for name in features:
         values = frame[name]

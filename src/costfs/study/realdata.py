@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from costfs.core.costs import FeatureCosts
+from costfs.core.names import some_names
 from costfs.core.tabular import encode_table
 from costfs.core.validation import DataError, check_class_target, check_costs, check_feature_frame
 
@@ -59,13 +60,6 @@ its budgets, costs and cost vectors do not change the data."""
 DATASET_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 """A real data set's name: a config key, a path segment and a workflow wildcard (the config
 schema's `real_data.datasets` keys have the same pattern)."""
-
-
-def _some_columns(columns) -> str:
-    """The columns by name, at most eight, and how many more."""
-    names = [str(column) for column in columns]
-    more = f" and {len(names) - 8} more" if len(names) > 8 else ""
-    return f"{names[:8]}{more}"
 
 
 def _close_match(name: str, columns) -> str:
@@ -158,7 +152,7 @@ def table_to_arrays(
     if target not in frame.columns:
         raise DataError(
             f"{source}: no target column {target!r}{_close_match(target, frame.columns)}; "
-            f"columns are {_some_columns(frame.columns)}"
+            f"columns are {some_names(frame.columns)}"
         )
     unknown = [column for column in drop if column not in frame.columns or column == target]
     if unknown:
@@ -167,7 +161,7 @@ def table_to_arrays(
             + (
                 f"{target!r} is the target"
                 if target in unknown
-                else f"no such column; columns are {_some_columns(frame.columns)}"
+                else f"no such column; columns are {some_names(frame.columns)}"
             )
         )
     labels = frame[target]
