@@ -9,7 +9,7 @@ import pytest
 
 import costfs
 from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
-from costfs.engine.fill import INITIAL_INTERVALS
+from costfs.engine.fill import INITIAL_INTERVALS, PAIRWISE_BLOCK, set_totals
 from costfs.methods import load_method, method_names
 from costfs.methods._base import Selection
 from costfs.methods._bcr import fill_budget
@@ -195,6 +195,29 @@ def test_a_fill_path_over_decimal_costs_lists_each_set_once(seed):
     for (cost, features), end in zip(steps, [*starts[1:], budget + 1], strict=True):
         for probe in (cost, (cost + end) / 2):
             np.testing.assert_array_equal(features, fill_budget(order, costs, probe))
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_a_paths_set_costs_are_the_sets_true_costs_bit_for_bit(grouped):
+    """The path's costs are summed in a compiled loop; decimal costs over sets of every size
+    around numpy's blocks of eight and of `PAIRWISE_BLOCK` must come out as `total` sums them,
+    to the last bit, or a set would sit a hair off its own budget."""
+    rng = np.random.default_rng(11)
+    n_features = 3 * PAIRWISE_BLOCK + 5
+    own = np.round(rng.uniform(0.01, 100, n_features), 2)
+    labels = rng.choice([f"g{k}" for k in range(12)] + [None] * 4, n_features)
+    costs = FeatureCosts.grouped(
+        own,
+        labels if grouped else [None] * n_features,
+        {f"g{k}": round(float(rng.uniform(0, 9)), 3) for k in range(12)},
+    )
+    sizes = [*range(0, 2 * PAIRWISE_BLOCK + 20), n_features]
+    members = np.zeros((len(sizes), n_features), dtype=bool)
+    for row, size in enumerate(sizes):
+        members[row, rng.choice(n_features, size, replace=False)] = True
+    totals = set_totals(members, costs.own, costs.group.astype(np.int64), costs.shared)
+    expected = [costs.total(np.flatnonzero(row)) for row in members]
+    assert totals.tolist() == expected
 
 
 def test_a_fill_path_longer_than_the_walks_first_arrays_holds_the_fill():

@@ -15,6 +15,10 @@ from costfs.core.costs import NO_GROUP
 
 INITIAL_INTERVALS = 64
 
+PAIRWISE_BLOCK = 128
+"""numpy's `sum` of a contiguous float array adds blocks of up to this many values with eight
+running sums and splits longer arrays in halves (`pairwise_sum` in numpy's loops)."""
+
 
 @numba.njit(cache=True, nogil=True)
 def fill_intervals(order, own, group, shared, first_start, top):
@@ -86,6 +90,62 @@ def fill_intervals(order, own, group, shared, first_start, top):
             row -= 1
         count += splits
     return starts[:count].copy(), kept[:count].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def set_totals(members, own, group, shared):
+    """Per row of the boolean (sets x features) matrix `members`, the cost of its set exactly
+    as `FeatureCosts.total` gives it: the own costs of its features by increasing index,
+    plus the shared cost of each used group by increasing group, each summed as numpy sums."""
+    totals = np.empty(members.shape[0])
+    gathered = np.empty(members.shape[1])
+    used = np.empty(max(shared.size, 1))
+    for row in range(members.shape[0]):
+        size = 0
+        groups = np.zeros(shared.size, dtype=np.bool_)
+        for feature in range(members.shape[1]):
+            if members[row, feature]:
+                gathered[size] = own[feature]
+                size += 1
+                if group[feature] != NO_GROUP:
+                    groups[group[feature]] = True
+        used_size = 0
+        for shared_group in range(shared.size):
+            if groups[shared_group]:
+                used[used_size] = shared[shared_group]
+                used_size += 1
+        totals[row] = _numpy_sum(gathered[:size])
+        if used_size:
+            totals[row] += _numpy_sum(used[:used_size])
+    return totals
+
+
+@numba.njit(cache=True, nogil=True)
+def _numpy_sum(values):
+    """`values.sum()` of a contiguous float array, in numpy's order of additions."""
+    size = values.size
+    if size < 8:
+        total = 0.0
+        for value in values:
+            total += value
+        return total
+    if size <= PAIRWISE_BLOCK:
+        partial = values[:8].copy()
+        index = 8
+        while index < size - size % 8:
+            for lane in range(8):
+                partial[lane] += values[index + lane]
+            index += 8
+        total = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + (
+            (partial[4] + partial[5]) + (partial[6] + partial[7])
+        )
+        while index < size:
+            total += values[index]
+            index += 1
+        return total
+    half = size // 2
+    half -= half % 8
+    return _numpy_sum(values[:half]) + _numpy_sum(values[half:])
 
 
 @numba.njit(cache=True, nogil=True)

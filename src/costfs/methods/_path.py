@@ -106,16 +106,17 @@ def fill_path(order, costs, budget: float) -> list[tuple[float, np.ndarray]]:
 
     One walk of the order over the whole budget range (`costfs.engine.fill`) with bounds in
     budgets plus `BUDGET_TOLERANCE` and sums accumulated in the walk's order: the comparisons
-    of a fill, in the same floating point. Each set is reported at its true cost
-    (`FeatureCosts.total`)."""
+    of a fill, in the same floating point. Each set is reported at its true cost, as
+    `FeatureCosts.total` sums it."""
     # Here: numba, which a method's stage jobs do not load.
-    from costfs.engine.fill import fill_intervals
+    from costfs.engine.fill import fill_intervals, set_totals
 
     costs = FeatureCosts.of(costs)
+    group = costs.group.astype(np.int64)
     starts, kept = fill_intervals(
         np.asarray(order, dtype=np.int64),
         costs.own,
-        costs.group.astype(np.int64),
+        group,
         costs.shared,
         BUDGET_TOLERANCE,
         float(budget) + BUDGET_TOLERANCE,
@@ -123,10 +124,12 @@ def fill_path(order, costs, budget: float) -> list[tuple[float, np.ndarray]]:
     # A set whose interval is narrower than the tolerance holds at no budget that can be told
     # from the next set's: the two start at the same cost, summed in two orders.
     wide = np.append(np.diff(starts) > BUDGET_TOLERANCE, True)
-    sets, features = np.nonzero(kept[wide])
-    bounds = np.searchsorted(sets, np.arange(wide.sum() + 1)).tolist()
+    members = kept[wide]
+    sets, features = np.nonzero(members)
+    bounds = np.searchsorted(sets, np.arange(members.shape[0] + 1)).tolist()
     chosen = [features[start:end] for start, end in itertools.pairwise(bounds)]
-    return [(costs.total(one), one) for one in chosen]
+    totals = set_totals(members, costs.own, group, costs.shared).tolist()
+    return list(zip(totals, chosen, strict=True))
 
 
 def grid_path(
@@ -161,18 +164,15 @@ def check_path_budgets(path_budgets, source: str) -> list[float]:
     return checked
 
 
-def _listed(members: np.ndarray, labels: list | None = None) -> list[tuple]:
-    """Per row of the boolean matrix `members`, its True columns (their `labels`, if given),
-    in order."""
+def _listed(members: np.ndarray, labels: np.ndarray | None = None) -> np.ndarray:
+    """Per row of the boolean matrix `members`, its True columns (their `labels`, an object
+    array, if given) as a tuple, in order: a one-dimensional object array, which pandas takes
+    as it is."""
     rows, columns = np.nonzero(members)
     bounds = np.searchsorted(rows, np.arange(members.shape[0] + 1)).tolist()
-    flat = columns.tolist() if labels is None else [labels[column] for column in columns]
-    return [tuple(flat[start:end]) for start, end in itertools.pairwise(bounds)]
-
-
-def _objects(values: list) -> np.ndarray:
-    """`values` (tuples) as a one-dimensional object array, which pandas takes as it is."""
-    return np.fromiter(values, dtype=object, count=len(values))
+    flat = columns.tolist() if labels is None else labels[columns].tolist()
+    listed = (tuple(flat[start:end]) for start, end in itertools.pairwise(bounds))
+    return np.fromiter(listed, dtype=object, count=members.shape[0])
 
 
 def path_table(
@@ -189,10 +189,11 @@ def path_table(
     `x1`, ... without names), `feature_indices` the selected columns, then the records' own
     columns. `at_cost`: each step's budget is its set's true cost (an exact path's steps), so
     no cost is summed again."""
-    names = (
+    names = np.array(
         [str(name) for name in feature_names]
         if feature_names is not None
-        else [f"x{index}" for index in range(n_features)]
+        else [f"x{index}" for index in range(n_features)],
+        dtype=object,
     )
     ordered = sorted(steps, key=lambda step: step[0])
     chosen = [np.asarray(record["features"], dtype=int) for _, record in ordered]
@@ -209,16 +210,16 @@ def path_table(
     before = np.zeros_like(members)
     before[1:] = members[:-1]
     indices = _listed(members)
-    budgets = [float(ordered[row][0]) for row in kept]
+    budgets = np.array([ordered[row][0] for row in kept], dtype=float)
     records = [ordered[row][1] for row in kept]
     columns = {
         "budget": budgets,
-        "cost": budgets if at_cost else [costs.total(features) for features in indices],
+        "cost": budgets if at_cost else np.array([costs.total(one) for one in indices]),
         "n_features": members.sum(axis=1),
-        "features": _objects([tuple([names[i] for i in features]) for features in indices]),
-        "added": _objects(_listed(members & ~before, names)),
-        "dropped": _objects(_listed(before & ~members, names)),
-        "feature_indices": _objects(indices),
+        "features": _listed(members, names),
+        "added": _listed(members & ~before, names),
+        "dropped": _listed(before & ~members, names),
+        "feature_indices": indices,
     }
     for key in dict.fromkeys(itertools.chain.from_iterable(records)):
         if key not in BUDGET_DEPENDENT and key not in columns:
