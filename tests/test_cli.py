@@ -485,3 +485,22 @@ def test_figures_names_the_tables_a_figure_is_drawn_from(tmp_path, caplog):
     caplog.clear()
     assert cli.main(["figures", "--out", f"tables={table}"]) == 2
     assert "no figure output ['tables']" in caplog.text and "'table'" in caplog.text
+
+
+def test_a_figure_split_into_cells_is_drawn_for_one_cell_named_in_full(tmp_path, caplog):
+    runs = tmp_path / "runs.parquet"
+    storage.write_table(runs, pd.DataFrame({"problem": ["A", "wdbc"], "budget": [2.0, 2.0]}))
+    figures = tmp_path / "xi_curves" / "A"
+    arguments = ["figures", "--runs", str(runs), "--out", f"xi_curves={figures}"]
+    assert cli.main(arguments) == 2
+    assert "one file per setting: give --cell setting=VALUE" in caplog.text
+    caplog.clear()
+    assert cli.main([*arguments, "--cell", "setting=B"]) == 2
+    assert "no rows of the cell {'setting': 'B'}" in caplog.text
+    caplog.clear()
+    violins = tmp_path / "method_violins"
+    assert (
+        cli.main([*arguments[:3], "--cell", "setting=A", "--out", f"method_violins={violins}"]) == 2
+    )
+    assert "drawn from the whole study: give no --cell" in caplog.text
+    assert not figures.exists() and not violins.exists()

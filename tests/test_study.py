@@ -4,6 +4,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
+from costfs.methods import load_method
 from costfs.study.plan import Study, StudyError
 from costfs.study.provenance import module_closure
 from tests.conftest import DATA, REPO
@@ -163,6 +164,22 @@ def test_figure_outputs_follow_the_problem_kinds_and_resolve():
         assert callable(getattr(figures, output.draw))
         if output.caption is not None:
             assert (REPO / "workflow" / "report" / f"{output.caption}.rst").is_file()
+
+
+def test_a_figure_split_into_cells_has_a_job_per_setting_its_methods_run_on():
+    from costfs.study.figure_outputs import FIGURE_OUTPUTS
+
+    outputs = {output.name: output for output in FIGURE_OUTPUTS}
+    study = Study(tiny())
+    assert study.figure_cells(outputs["xi_curves"]) == [{"setting": s} for s in "ABCD"]
+    assert study.figure_cells(outputs["table"]) == [{}]
+    # Only the methods with hyperparameter xi make a cell of the xi curves.
+    config = tiny()
+    for name, options in config["methods"].items():
+        hyperparameter = load_method(name).hyperparameter
+        if hyperparameter is not None and hyperparameter.name == "xi":
+            options["problems"] = ["A", "wdbc"]
+    assert Study(config).figure_cells(outputs["xi_curves"]) == [{"setting": "A"}]
 
 
 def test_a_data_dir_holding_a_csv_and_a_gzipped_csv_of_one_name_is_refused(tmp_path):

@@ -91,7 +91,16 @@ RESULT_FIGURES = (
     "method_violins",
     "real_comparison",
 )
-"""The figure outputs of the tiny study drawn from its results (one job each)."""
+"""The figure outputs of the tiny study drawn from its results."""
+
+
+def figure_jobs(names, settings: int) -> dict[str, int]:
+    """The jobs of the figure outputs `names` in a study of `settings` simulated settings: one
+    per output, or one per setting of an output split into cells."""
+    from costfs.study.figure_outputs import FIGURE_OUTPUTS
+
+    split = {output.name: output.cells for output in FIGURE_OUTPUTS}
+    return {f"plot_{name}": settings if split[name] else 1 for name in names}
 
 
 def expected_rows(method: str) -> int:
@@ -282,7 +291,7 @@ def test_editing_one_method_reruns_only_that_method(study):
         "recommend_features": 1,
         "tabulate_findings": 1,
         # Every figure of results; not the data's correlations, drawn from the data alone.
-        **{f"plot_{name}": 1 for name in RESULT_FIGURES},
+        **figure_jobs(RESULT_FIGURES, settings=4),
         "record_provenance": 1,
         "all": 1,
     }
@@ -529,7 +538,7 @@ def test_a_failing_job_leaves_no_output_and_a_readable_log(faulty_study):
     assert relieff_logs and all("RuntimeError: injected fault" in t for t in relieff_logs)
     # --keep-going: every other method's work was done
     for method in ("auc", "sts"):
-        assert f"results/evaluation/{method}/A.parquet" in files
+        assert f"results/evaluation/{method}/A/reps~1-2.parquet" in files
 
 
 def test_the_rerun_after_a_fault_does_only_what_failed(faulty_study):
@@ -542,7 +551,7 @@ def test_the_rerun_after_a_fault_does_only_what_failed(faulty_study):
         "recommend_features": 1,
         "tabulate_findings": 1,
         # The tiny study's figures without real data or a correlated setting.
-        **{f"plot_{name}": 1 for name in RESULT_FIGURES if name != "real_comparison"},
+        **figure_jobs([name for name in RESULT_FIGURES if name != "real_comparison"], settings=1),
         "all": 1,
     }
 

@@ -65,6 +65,7 @@ wildcard_constraints:
     method=alternatives(STUDY.methods),
     rep=r"\d+",
     block=r"\d+-\d+",
+    setting=alternatives(STUDY.problem_names("simulated")),
 
 
 @functools.cache
@@ -192,30 +193,29 @@ def findings_inputs(wildcards):
 
 
 def evaluation_inputs(wildcards):
-    """The method's selection jobs on the problem (their folders), and per replicate its data."""
+    """The selection job of the block (its folder), and per replicate its data."""
     dataset = PROBLEMS[wildcards.problem].dataset
+    reps = STUDY.selection_blocks[wildcards.block]
     return {
-        "selections": [
-            STUDY.selection_folder(wildcards.method, wildcards.problem, block)
-            for block in STUDY.selection_blocks
-        ],
-        "training_data": [STUDY.training_path(dataset, rep) for rep in REPS],
-        "test_data": [STUDY.test_path(wildcards.problem, rep) for rep in REPS],
+        "selections": STUDY.selection_folder(wildcards.method, wildcards.problem, wildcards.block),
+        "training_data": [STUDY.training_path(dataset, rep) for rep in reps],
+        "test_data": [STUDY.test_path(wildcards.problem, rep) for rep in reps],
     }
 
 
 def evaluation_parameters(wildcards):
-    """The problem, and per replicate its selection and artifacts in the selection folders."""
+    """The problem, and per replicate of the block its selection and artifacts in the
+    selection folder."""
     problem = PROBLEMS[wildcards.problem]
+    reps = STUDY.selection_blocks[wildcards.block]
     paths = {
         suffix: " ".join(
-            STUDY.selection_path(wildcards.method, wildcards.problem, rep, suffix) for rep in REPS
+            STUDY.selection_path(wildcards.method, wildcards.problem, rep, suffix) for rep in reps
         )
         for suffix in (".parquet", ".artifacts.npz")
     }
-    reps = " ".join(str(rep) for rep in REPS)
     return (
-        f"--kind {problem.kind} --dataset {problem.dataset} --reps {reps}"
+        f"--kind {problem.kind} --dataset {problem.dataset} --reps {' '.join(map(str, reps))}"
         f" --selections {paths['.parquet']} --artifacts {paths['.artifacts.npz']}"
     )
 
@@ -261,8 +261,15 @@ def figure_inputs(figure):
     return {name: tables[name] for name in figure.reads if name in tables}
 
 
+def figure_job(figure):
+    """The name of the figure's log and benchmark: `<figure>/<setting>` for a figure split
+    into cells (`FigureOutput.cells`)."""
+    return f"{figure.name}/{{setting}}" if figure.cells else figure.name
+
+
 def figure_output(figure):
-    """The figure's path, with its report caption (`costfs.study.figure_outputs`)."""
+    """The figure's path, with its report caption (`costfs.study.figure_outputs`); with the
+    wildcards of its cells where it is split into cells."""
     path = f"results/figures/{figure.path}"
     options = {"patterns": list(figure.patterns)} if figure.patterns else {}
     if figure.labels:
@@ -284,6 +291,8 @@ def figure_arguments(wildcards, input, output):
     for name in ("real_data", "schedules"):
         if input.get(name):
             arguments += [f"--{name.replace('_', '-')}", *input[name]]
+    for name, value in wildcards.items():
+        arguments += ["--cell", f"{name}={value}"]
     for name, path in output.items():
         arguments += ["--out", f"{name}={path}"]
     return shlex.join(arguments)
@@ -295,7 +304,11 @@ def final_outputs():
         "results/runs.parquet",
         "results/summary.parquet",
         "results/timings.parquet",
-        *(str(figure_output(figure)) for figure in STUDY.figure_outputs()),
+        *(
+            f"results/figures/{figure.path}".format(**cell)
+            for figure in STUDY.figure_outputs()
+            for cell in STUDY.figure_cells(figure)
+        ),
         *(f"results/findings/{name}.csv" for name in FINDING_TABLES),
         "results/findings/problems.csv",
         "results/recommendations.csv",

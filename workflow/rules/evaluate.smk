@@ -3,11 +3,11 @@ rule evaluate_selection:
         unpack(evaluation_inputs),
         costs="results/costs/{problem}.npz",
     output:
-        "results/evaluation/{method}/{problem}.parquet",
+        "results/evaluation/{method}/{problem}/reps~{block}.parquet",
     log:
-        "logs/evaluate_selection/{method}/{problem}.log",
+        "logs/evaluate_selection/{method}/{problem}/reps~{block}.log",
     benchmark:
-        "benchmarks/evaluate_selection/{method}/{problem}.tsv"
+        "benchmarks/evaluate_selection/{method}/{problem}/reps~{block}.tsv"
     conda:
         CONDA_ENV
     params:

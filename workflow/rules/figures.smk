@@ -1,5 +1,6 @@
-# One job per figure output, each waiting only for the tables it is drawn from: the figures
-# are drawn in parallel, and a figure whose tables did not change is not drawn again.
+# One job per figure output (per simulated setting of one split into cells), each waiting
+# only for the tables it is drawn from: the figures are drawn in parallel, and a figure whose
+# tables did not change is not drawn again.
 for figure in STUDY.figure_outputs():
 
     rule:
@@ -10,9 +11,9 @@ for figure in STUDY.figure_outputs():
         output:
             **{figure.name: figure_output(figure)},
         log:
-            f"logs/plot_figures/{figure.name}.log",
+            f"logs/plot_figures/{figure_job(figure)}.log",
         benchmark:
-            f"benchmarks/plot_figures/{figure.name}.tsv"
+            f"benchmarks/plot_figures/{figure_job(figure)}.tsv"
         conda:
             CONDA_ENV
         params:

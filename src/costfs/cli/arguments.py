@@ -72,6 +72,11 @@ def named_path(text: str) -> tuple[str, str]:
     return _named(text, "NAME=PATH")
 
 
+def named_value(text: str) -> tuple[str, str]:
+    """NAME=VALUE of a wildcard."""
+    return _named(text, "NAME=VALUE")
+
+
 def group_cost(text: str) -> tuple[str, float]:
     """GROUP=COST of a shared-cost group."""
     return _named(text, "GROUP=COST", float)

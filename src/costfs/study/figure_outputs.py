@@ -17,11 +17,16 @@ FIGURE_INPUTS = ("runs", "summary", "recommendations", "schedules", "real_data",
 schedules, the real data sets, the simulation design (its correlation matrix)."""
 
 
+CELLS = ((), ("setting",))
+"""How a figure output may be split into jobs (`FigureOutput.cells`)."""
+
+
 @dataclass(frozen=True)
 class FigureOutput:
     name: str
     path: str
-    """Under `results/figures/`: a file, or a directory when `patterns` names its files."""
+    """Under `results/figures/`: a file, or a directory when `patterns` names its files; with
+    `cells`, one cell's, named with the cell's wildcards."""
     draw: str
     """The function of `costfs.study.figures` giving the output's files from (runs, summary,
     inputs): {"": content} for a file, {file name: content} for a directory."""
@@ -37,11 +42,19 @@ class FigureOutput:
     labels: dict[str, str] = field(default_factory=dict)
     reads: tuple[str, ...] = ("runs", "summary")
     """The study's tables `draw` reads (`FIGURE_INPUTS`): its job waits for these only."""
+    cells: tuple[str, ...] = ()
+    """One job per cell, drawing that cell's files from its rows only, so that a study draws
+    them side by side: ("setting",) one per simulated setting. Empty: one job."""
+    methods_with: str | None = None
+    """Draws only the methods whose hyperparameter is this one: a cell none of them runs on
+    has no file."""
 
     def __post_init__(self):
         unknown = sorted(set(self.reads) - set(FIGURE_INPUTS))
         if unknown:
             raise ValueError(f"figure output {self.name!r} reads {unknown}: not {FIGURE_INPUTS}")
+        if self.cells not in CELLS:
+            raise ValueError(f"figure output {self.name!r}: cells {self.cells}, not one of {CELLS}")
 
     @property
     def is_directory(self) -> bool:
@@ -91,14 +104,16 @@ FIGURE_OUTPUTS = (
     ),
     FigureOutput(
         "xi_curves",
-        "xi_curves",
+        "xi_curves/{setting}",
         "xi_curve_files",
         "xi_curves",
         subcategory="Simulation: strategies over xi",
         needs=("simulated",),
-        patterns=("{problem}_budget~{budget}.png",),
-        labels={"setting": "{problem}", "budget": "{budget}"},
+        patterns=("budget~{budget}.png",),
+        labels={"setting": "{setting}", "budget": "{budget}"},
         reads=("runs",),
+        cells=("setting",),
+        methods_with="xi",
     ),
     FigureOutput(
         "method_violins",

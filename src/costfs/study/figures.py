@@ -26,13 +26,17 @@ from costfs.study.tables import (
 )
 
 
+def cell_rows(table, cell: dict[str, str]):
+    """The rows of `table` (runs or summary) in one cell of a figure (`FigureOutput.cells`):
+    its simulated setting."""
+    return table[table["problem"] == cell["setting"]]
+
+
 def xi_curve_files(runs, summary, inputs):
-    simulated = runs[(runs["kind"] == "simulated") & (runs["hyperparameter"] == "xi")]
-    cells = simulated[["problem", "budget"]].drop_duplicates().sort_values(["problem", "budget"])
-    return {
-        f"{problem}_budget~{budget:g}.png": xi_curve_figure(runs, problem, budget)
-        for problem, budget in cells.itertuples(index=False)
-    }
+    """The figures of one cell (a simulated setting), one per budget."""
+    (problem,) = runs["problem"].unique()
+    cells = runs.loc[runs["hyperparameter"] == "xi", "budget"].drop_duplicates().sort_values()
+    return {f"budget~{budget:g}.png": xi_curve_figure(runs, problem, budget) for budget in cells}
 
 
 def method_violin_files(runs, summary, inputs):

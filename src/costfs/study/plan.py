@@ -192,6 +192,23 @@ class Study:
             kinds.add("several_real")
         return figure_outputs_for(kinds)
 
+    def figure_cells(self, figure: FigureOutput) -> list[dict[str, str]]:
+        """The wildcards of each job of `figure` (`FigureOutput.cells`): the simulated settings
+        a method it draws runs on; one job without wildcards for a figure without cells."""
+        if not figure.cells:
+            return [{}]
+        drawn = [
+            method
+            for method in self.methods
+            if figure.methods_with is None
+            or getattr(load_method(method).hyperparameter, "name", None) == figure.methods_with
+        ]
+        return [
+            {"setting": name}
+            for name in self.problem_names("simulated")
+            if any(name in self.method_problems(method) for method in drawn)
+        ]
+
     @staticmethod
     def training_path(dataset: str, rep) -> str:
         kind = "simulated" if dataset in ("independent", "correlated") else "real"
@@ -267,11 +284,13 @@ class Study:
         return [method for method in self.methods if load_method(method).has_schedule]
 
     def evaluations(self) -> list[str]:
-        """One table per (method, problem), holding all its replicates."""
+        """One table per (method, problem, block of replicates): the evaluation of one
+        selection job."""
         return [
-            f"results/evaluation/{method}/{problem}.parquet"
+            f"results/evaluation/{method}/{problem}/reps~{block}.parquet"
             for method in self.methods
             for problem in self.method_problems(method)
+            for block in self.selection_blocks
         ]
 
     def benchmarks(self) -> list[str]:
@@ -289,8 +308,9 @@ class Study:
                 for block in self.selection_blocks
             ]
             + [
-                f"benchmarks/evaluate_selection/{method}/{problem}.tsv"
+                f"benchmarks/evaluate_selection/{method}/{problem}/reps~{block}.tsv"
                 for method in self.methods
                 for problem in self.method_problems(method)
+                for block in self.selection_blocks
             ]
         )

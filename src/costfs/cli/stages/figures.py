@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 
 from costfs.cli import storage
-from costfs.cli.arguments import add_command, named_path
+from costfs.cli.arguments import add_command, named_path, named_value
 from costfs.core.errors import DataError
 
 log = logging.getLogger("costfs")
@@ -61,8 +61,29 @@ def plot_figures(args) -> None:
                 f"figure output {name!r} is drawn from {', '.join(absent)}: give "
                 + " ".join(f"--{key} FILE" for key in absent)
             )
+    cell = dict(args.cell)
+    for name, _ in args.out:
+        cells = outputs[name].cells
+        if set(cell) != set(cells):
+            raise DataError(
+                f"figure output {name!r} is "
+                + (
+                    "one file per "
+                    + " and ".join(cells)
+                    + ": give "
+                    + " ".join(f"--cell {key}=VALUE" for key in cells)
+                    if cells
+                    else "drawn from the whole study: give no --cell"
+                )
+            )
     inputs = read_inputs(args)
     runs, summary = inputs.pop("runs"), inputs.pop("summary")
+    if cell:
+        runs, summary = (
+            None if table is None else figures.cell_rows(table, cell) for table in (runs, summary)
+        )
+        if not any(table is not None and len(table) for table in (runs, summary)):
+            raise DataError(f"no rows of the cell {cell} in --runs or --summary")
     draws = {name: getattr(figures, output.draw) for name, output in outputs.items()}
     written = 0
     for name, path in args.out:
@@ -95,6 +116,17 @@ def register(commands) -> None:
             {"nargs": "*", "default": [], "help": "model schedules (schedules/<method>.parquet)"},
         ),
         (["--dpi"], {"type": int, "default": 150}),
+        (
+            ["--cell"],
+            {
+                "type": named_value,
+                "action": "append",
+                "default": [],
+                "metavar": "NAME=VALUE",
+                "help": "the cell a figure output split into cells is drawn for (setting=A,"
+                " budget=5: the budget formatted as in its file name)",
+            },
+        ),
         (
             ["--out"],
             {
