@@ -128,13 +128,11 @@ def projection(measured: list[Path], repeats: dict[str, int]) -> pd.DataFrame:
 
 def elapsed_hours(table: pd.DataFrame, n_rep: int, cores: int, block: int) -> float:
     """Elapsed hours of `n_rep` replicates on `cores` cores at best: the core-hours spread
-    evenly, but never less than the longest job (a selection job selects `block` replicates,
-    an evaluation job all of them, at their longest replicate's time)."""
+    evenly, but never less than the longest job (a selection job selects `block` replicates
+    and an evaluation job evaluates them, at their longest replicate's time)."""
     per_rep = table["max_job_seconds"] / 3600
-    longest = max(
-        (per_rep[table["rule"] == "select_features"] * min(block, n_rep)).max(),
-        (per_rep[table["rule"] == "evaluate_selection"] * n_rep).max(),
-    )
+    blocked = table["rule"].isin(["select_features", "evaluate_selection"])
+    longest = (per_rep[blocked] * min(block, n_rep)).max()
     return max(table["core_hours"].sum() * n_rep / cores, longest)
 
 
