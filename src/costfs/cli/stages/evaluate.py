@@ -1,6 +1,6 @@
 """The evaluation of a method's runs on one problem: per replicate, one Random Forest refit per
-distinct selected set, as rows of the runs table (one job for all replicates: a paper-scale
-study would otherwise plan 15,400 small evaluation jobs)."""
+distinct selected set, as rows of the runs table (one job for the block of replicates of one
+selection job: a paper-scale study would otherwise plan 15,400 small evaluation jobs)."""
 
 import logging
 

@@ -123,8 +123,7 @@ def register(commands) -> None:
                 "action": "append",
                 "default": [],
                 "metavar": "NAME=VALUE",
-                "help": "the cell a figure output split into cells is drawn for (setting=A,"
-                " budget=5: the budget formatted as in its file name)",
+                "help": "the cell a figure output split into cells is drawn for (setting=A)",
             },
         ),
         (
