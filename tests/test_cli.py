@@ -489,14 +489,20 @@ def test_figures_names_the_tables_a_figure_is_drawn_from(tmp_path, caplog):
 
 def test_a_figure_split_into_cells_is_drawn_for_one_cell_named_in_full(tmp_path, caplog):
     runs = tmp_path / "runs.parquet"
-    storage.write_table(runs, pd.DataFrame({"problem": ["A", "wdbc"], "budget": [2.0, 2.0]}))
+    storage.write_table(
+        runs,
+        pd.DataFrame(
+            {"problem": ["A", "wdbc"], "kind": ["simulated", "real"], "budget": [2.0, 2.0]}
+        ),
+    )
     figures = tmp_path / "xi_curves" / "A"
     arguments = ["figures", "--runs", str(runs), "--out", f"xi_curves={figures}"]
     assert cli.main(arguments) == 2
     assert "one file per setting: give --cell setting=VALUE" in caplog.text
     caplog.clear()
-    assert cli.main([*arguments, "--cell", "setting=B"]) == 2
-    assert "no rows of the cell {'setting': 'B'}" in caplog.text
+    for setting in ("B", "wdbc"):
+        assert cli.main([*arguments, "--cell", f"setting={setting}"]) == 2
+        assert f"no rows of the cell {{'setting': '{setting}'}}" in caplog.text
     caplog.clear()
     violins = tmp_path / "method_violins"
     assert (

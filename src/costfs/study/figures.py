@@ -28,8 +28,8 @@ from costfs.study.tables import (
 
 def cell_rows(table, cell: dict[str, str]):
     """The rows of `table` (runs or summary) in one cell of a figure (`FigureOutput.cells`):
-    its simulated setting."""
-    return table[table["problem"] == cell["setting"]]
+    its simulated setting (a real problem of that name is no setting)."""
+    return table[(table["problem"] == cell["setting"]) & (table["kind"] == "simulated")]
 
 
 def xi_curve_files(runs, summary, inputs):
