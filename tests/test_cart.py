@@ -13,11 +13,25 @@ def grown_by_numba(X, y, counts, max_depth, bins=None):
     node arrays (feature, threshold, left, right, label, missing_left) and its vote on every
     row of X. `bins` "always" or "never" overrides where a node scans a column's value bins
     instead of its ordered rows."""
-    n_rows, n_features = X.shape
     grower = cart.TreeGrower(X, y)
     set_bins(grower, bins)
+    nodes, n_nodes, oob_votes, _ = grow_one(grower, counts, max_depth)
+    label = nodes[4]
+    votes = np.array([label[cart._route(X, r, -1, r, nodes, 0)] for r in range(X.shape[0])])
+    # The OOB rows, partitioned down the tree as it grows, land in the leaves routing finds.
+    assert np.array_equal(oob_votes, np.where(counts == 0, votes, IN_BAG))
+    return tuple(array[:n_nodes] for array in nodes), votes
+
+
+def grow_one(grower, counts, max_depth):
+    """`cart._grow` on the bootstrap `counts`, every feature a candidate at every node: the
+    node arrays, the node count, the OOB votes, and the OOB rows as partitioned down the tree
+    with each node's range of them."""
+    n_rows, n_features = grower.X.shape
     nodes = cart.new_nodes(n_rows)
     oob_votes = np.full(n_rows, IN_BAG, dtype=np.int8)
+    oob = np.flatnonzero(counts == 0)
+    oob_ranges = np.empty((nodes[0].size, 2), dtype=np.int64)
     n_nodes = cart._grow(
         grower.columns_major,
         grower.y,
@@ -34,13 +48,11 @@ def grown_by_numba(X, y, counts, max_depth, bins=None):
         n_features,
         -1 if max_depth is None else max_depth,
         nodes,
+        oob,
+        oob_ranges,
         oob_votes,
     )
-    label = nodes[4]
-    votes = np.array([label[cart._route(X, r, -1, r, nodes, 0)] for r in range(n_rows)])
-    # The OOB rows, partitioned down the tree as it grows, land in the leaves routing finds.
-    assert np.array_equal(oob_votes, np.where(counts == 0, votes, IN_BAG))
-    return tuple(array[:n_nodes] for array in nodes), votes
+    return nodes, n_nodes, oob_votes, (oob, oob_ranges)
 
 
 def set_bins(grower, bins):
@@ -185,6 +197,41 @@ def test_counting_and_binning_rows_grows_the_trees_ordering_every_row_grows(
             compared = other.grow(max_features=max_features, **options)
             for batch in ("used", "votes", "test_votes", "importance"):
                 assert np.array_equal(getattr(grown, batch), getattr(compared, batch))
+
+
+def test_the_oob_rows_paths_read_off_the_partition_are_the_routed_paths(rng):
+    """`first_splits` reads each OOB row's path off the tree's partition of the OOB rows: per
+    feature the tree splits on, the first node of the row's path that splits on it and whether
+    a node below splits on it again, as routing the row from the root finds them (missing
+    values and three classes included)."""
+    X, y, _ = bootstrap_problem(rng, 400, 3, missing_share=0.2)
+    grower = cart.TreeGrower(X, y)
+    counts = np.bincount(rng.integers(0, 400, 400), minlength=400)
+    nodes, n_nodes, _, (oob, oob_ranges) = grow_one(grower, counts, max_depth=None)
+    feature, threshold, left, right = nodes[0], nodes[1], nodes[2], nodes[3]
+    used = np.zeros(X.shape[1], dtype=bool)
+    used[feature[:n_nodes][feature[:n_nodes] != cart.LEAF]] = True
+    oob_rows = np.flatnonzero(counts == 0)
+    position_of = np.zeros(X.shape[0], dtype=np.int64)
+    position_of[oob_rows] = np.arange(oob_rows.size)
+    first, again = cart.first_splits(nodes, n_nodes, used, oob, oob_ranges, position_of)
+
+    expected_first = np.full(first.shape, cart.LEAF)
+    expected_again = np.zeros(again.shape, dtype=bool)
+    slot_of = np.cumsum(used) - 1
+    for i, row in enumerate(oob_rows):
+        node = 0
+        while feature[node] != cart.LEAF:
+            slot = slot_of[feature[node]]
+            if expected_first[slot, i] == cart.LEAF:
+                expected_first[slot, i] = node
+            else:
+                expected_again[slot, i] = True
+            goes_left = cart._goes_left(X[row, feature[node]], threshold[node], nodes[5][node])
+            node = left[node] if goes_left else right[node]
+    assert np.array_equal(first, expected_first)
+    assert np.array_equal(again, expected_again)
+    assert again.any() and (first == cart.LEAF).any()  # both cases are exercised
 
 
 def test_trees_depend_only_on_their_seed_and_keep_to_their_columns(rng):

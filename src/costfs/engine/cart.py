@@ -156,10 +156,14 @@ def _grow(
     mtry,
     max_depth,
     nodes,
+    oob,
+    oob_ranges,
     oob_votes,
 ):
     """Grows one tree on the rows with counts > 0 into `nodes` (`new_nodes`), writes its votes
-    on the rows with count 0 into `oob_votes` and returns its node count.
+    on the rows with count 0 (`oob`, in ascending order) into `oob_votes` and returns its node
+    count. `oob` is left partitioned down the tree: the OOB rows that reach node n are
+    oob[oob_ranges[n, 0]:oob_ranges[n, 1]].
 
     `columns_major` is X transposed (C order: a column's values are contiguous);
     `column_orders[j]` are all rows in the order of column j, `ordered_values[j]` their values
@@ -192,7 +196,6 @@ def _grow(
             n_bins_at_most = max(n_bins_at_most, n_values[j])
     histogram = np.empty((n_bins_at_most + 1, n_classes))
     bin_rows = np.empty(n_bins_at_most + 1, dtype=np.int64)
-    oob = np.flatnonzero(counts == 0)
     stack = np.empty((2 * n_rows + 1, 6), dtype=np.int64)  # start, end, depth, node, oob range
     stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, samples.size, 0, 0
     stack[0, 4], stack[0, 5] = 0, oob.size
@@ -202,6 +205,7 @@ def _grow(
         start, end = stack[n_open, 0], stack[n_open, 1]
         depth, node = stack[n_open, 2], stack[n_open, 3]
         oob_start, oob_end = stack[n_open, 4], stack[n_open, 5]
+        oob_ranges[node, 0], oob_ranges[node, 1] = oob_start, oob_end
         class_weights[:] = 0.0
         for i in range(start, end):
             class_weights[y[samples[i]]] += counts[samples[i]]
@@ -448,12 +452,16 @@ def _grow_chunk(
     test_scratch = np.empty_like(test_rows)
     nodes = new_nodes(n_rows)
     feature = nodes[0]
+    oob_ranges = np.empty((nodes[0].size, 2), dtype=np.int64)
+    position_of = np.empty(n_rows, dtype=np.int64)
     for tree in range(first, last):
         np.random.seed(seeds[tree])
         counts = np.zeros(n_rows, dtype=np.int64)
         for _ in range(n_rows):
             counts[np.random.randint(0, n_rows)] += 1
         columns = column_values[column_starts[tree] : column_ends[tree]]
+        oob_rows = np.flatnonzero(counts == 0)
+        oob = oob_rows.copy()
         n_nodes = _grow(
             columns_major,
             y,
@@ -470,6 +478,8 @@ def _grow_chunk(
             mtry[tree],
             max_depth,
             nodes,
+            oob,
+            oob_ranges,
             votes[tree],
         )
         for node in range(n_nodes):
@@ -477,12 +487,22 @@ def _grow_chunk(
                 used[tree, feature[node]] = True
         if test_columns.shape[1]:
             _vote_on(test_columns, nodes, n_nodes, test_rows, test_scratch, test_votes[tree])
-        if with_importance:
-            oob_rows = np.flatnonzero(counts == 0)
-            if oob_rows.size:
-                _permutation_increases(
-                    X, y, oob_rows, used[tree], votes[tree], nodes, importance[tree]
-                )
+        if with_importance and oob_rows.size:
+            position_of[oob_rows] = np.arange(oob_rows.size)
+            first_node, splits_again = first_splits(
+                nodes, n_nodes, used[tree], oob, oob_ranges, position_of
+            )
+            _permutation_increases(
+                X,
+                y,
+                oob_rows,
+                used[tree],
+                votes[tree],
+                nodes,
+                first_node,
+                splits_again,
+                importance[tree],
+            )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -527,9 +547,37 @@ def _vote_on(columns_major, nodes, n_nodes, rows, scratch, votes):
 
 
 @numba.njit(cache=True, nogil=True)
-def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
+def first_splits(nodes, n_nodes, used, oob, oob_ranges, position_of):
+    """Per feature the tree splits on (its rank among them) and OOB row (`position_of[row]`,
+    its rank among the OOB rows): the first node of the row's path that splits on the feature,
+    LEAF if none does, and whether a node further down the path splits on it again.
+
+    The rows' paths are read off `_grow`'s partition of the OOB rows (`oob`, `oob_ranges`), not
+    routed again from the root: a node's children come after it, so visiting the nodes in order
+    meets each path's nodes from the root down."""
+    feature = nodes[0]
+    slot_of = np.cumsum(used) - 1
+    n_used, n_oob = used.sum(), oob.size
+    first_node = np.full((n_used, n_oob), LEAF, dtype=np.int32)
+    splits_again = np.zeros((n_used, n_oob), dtype=np.bool_)
+    for node in range(n_nodes):
+        if feature[node] == LEAF:
+            continue
+        slot = slot_of[feature[node]]
+        for p in range(oob_ranges[node, 0], oob_ranges[node, 1]):
+            i = position_of[oob[p]]
+            if first_node[slot, i] == LEAF:
+                first_node[slot, i] = node
+            else:
+                splits_again[slot, i] = True
+    return first_node, splits_again
+
+
+@numba.njit(cache=True, nogil=True)
+def _permutation_increases(X, y, oob_rows, used, votes, nodes, first_node, splits_again, increases):
     """Per used feature: the increase of the tree's OOB error when the feature's values are
-    permuted among the OOB rows.
+    permuted among the OOB rows (`oob_rows`, ascending; `first_node` and `splits_again` as
+    `first_splits` gives them).
 
     A row's vote can change only if its path splits on the permuted feature, so only those
     rows are routed again, from the first node of their path that splits on it (the path
@@ -540,55 +588,21 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
     feature, threshold, left, right, label, missing_left = nodes
     n_oob = oob_rows.size
     used_features = np.flatnonzero(used)
-    slot_of = np.full(used.size, LEAF)
-    slot_of[used_features] = np.arange(used_features.size)
-    # Per feature (slot), the OOB positions whose path splits on it, each with the first node
-    # that does: counted, then listed.
-    starts = np.zeros(used_features.size + 1, dtype=np.int64)
-    seen_by = np.full(used_features.size, LEAF)
-    positions = np.empty(0, dtype=np.int64)
-    first_nodes = np.empty(0, dtype=np.int64)
-    splits_again = np.empty(0, dtype=np.bool_)
-    listed_at = np.empty(used_features.size, dtype=np.int64)
-    for listing in range(2):
-        filled = starts[:-1].copy()
-        seen_by[:] = LEAF
-        for i in range(n_oob):
-            row, node = oob_rows[i], 0
-            while feature[node] != LEAF:
-                slot = slot_of[feature[node]]
-                if seen_by[slot] != i:
-                    seen_by[slot] = i
-                    if listing:
-                        positions[filled[slot]] = i
-                        first_nodes[filled[slot]] = node
-                        listed_at[slot] = filled[slot]
-                        filled[slot] += 1
-                    else:
-                        starts[slot + 1] += 1
-                elif listing:
-                    splits_again[listed_at[slot]] = True
-                value = X[row, feature[node]]
-                goes_left = _goes_left(value, threshold[node], missing_left[node])
-                node = left[node] if goes_left else right[node]
-        if not listing:
-            starts = np.cumsum(starts)
-            positions = np.empty(starts[-1], dtype=np.int64)
-            first_nodes = np.empty(starts[-1], dtype=np.int64)
-            splits_again = np.zeros(starts[-1], dtype=np.bool_)
     shuffle = np.arange(n_oob)
     swaps = np.empty(n_oob, dtype=np.int64)
     for slot in range(used_features.size):
-        changed_wrong = 0
-        for k in range(starts[slot + 1] - starts[slot]):
-            i = positions[starts[slot] + k]
+        permuted = used_features[slot]
+        changed_wrong, k = 0, 0
+        for i in range(n_oob):
+            node = first_node[slot, i]
+            if node == LEAF:
+                continue
             swaps[k] = k + np.random.randint(0, n_oob - k)
             shuffle[k], shuffle[swaps[k]] = shuffle[swaps[k]], shuffle[k]
             row = oob_rows[i]
             swapped_row = oob_rows[shuffle[k]]
-            permuted = used_features[slot]
-            node = first_nodes[starts[slot] + k]
-            if not splits_again[starts[slot] + k]:
+            k += 1
+            if not splits_again[slot, i]:
                 cut, nan_left = threshold[node], missing_left[node]
                 swapped_left = _goes_left(X[swapped_row, permuted], cut, nan_left)
                 if swapped_left == _goes_left(X[row, permuted], cut, nan_left):
@@ -596,9 +610,9 @@ def _permutation_increases(X, y, oob_rows, used, votes, nodes, increases):
                 node = left[node] if swapped_left else right[node]
             leaf = _route(X, row, permuted, swapped_row, nodes, node)
             changed_wrong += (label[leaf] != y[row]) - (votes[row] != y[row])
-        for k in range(starts[slot + 1] - starts[slot] - 1, -1, -1):
-            shuffle[k], shuffle[swaps[k]] = shuffle[swaps[k]], shuffle[k]
-        increases[used_features[slot]] = changed_wrong / n_oob
+        for q in range(k - 1, -1, -1):
+            shuffle[q], shuffle[swaps[q]] = shuffle[swaps[q]], shuffle[q]
+        increases[permuted] = changed_wrong / n_oob
 
 
 @numba.njit(cache=True, nogil=True)
