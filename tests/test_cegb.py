@@ -60,3 +60,15 @@ def test_a_budget_the_plain_model_fits_takes_the_plain_model(wdbc):
     used = cegb.UsedFeatures(X, y, costs, seed=1, n_estimators=20, num_leaves=31, learning_rate=0.1)
     features, tradeoff = cegb.within_budget(used, costs, 10.0, n_bisections=6)
     assert tradeoff == 0.0 and np.array_equal(features, used(0.0))
+
+
+def test_the_used_features_are_the_same_on_one_thread_or_two(wdbc):
+    """Column-wise histograms with `deterministic=True`: LightGBM's model, so the features it
+    uses, does not depend on the threads (a selection job runs on two)."""
+    X, y = wdbc
+    costs = np.random.default_rng(5).uniform(0.1, 1.0, X.shape[1])
+    options = dict(seed=3, n_estimators=20, num_leaves=31, learning_rate=0.1)
+    one, two = (cegb.UsedFeatures(X, y, costs, n_jobs=n, **options) for n in (1, 2))
+    tradeoffs = [0.0, 0.01, 0.1, 0.5, 2.0]
+    assert all(np.array_equal(one(t), two(t)) for t in tradeoffs)
+    assert len({len(one(t)) for t in tradeoffs}) >= 3  # the tradeoffs use different sets

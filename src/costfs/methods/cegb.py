@@ -17,9 +17,11 @@ budget the tradeoff is searched:
   A large enough tradeoff uses no feature at all;
 - every fit is memoised by its tradeoff, so the budgets of one `select` share fits;
 - the model: `n_estimators` trees of at most `num_leaves` leaves, learning rate
-  `learning_rate`, LightGBM's defaults otherwise, one thread and `deterministic=True`, seeded:
-  the same selection on any machine's thread count. More than two classes: LightGBM's
-  multiclass objective (a feature is used when any class's tree splits on it).
+  `learning_rate`, LightGBM's defaults otherwise, seeded, on the job's threads with
+  column-wise histograms and `deterministic=True`: each feature's histogram is summed by one
+  thread, so the model, and the selection, is the same on any thread count. More than two
+  classes: LightGBM's multiclass objective (a feature is used when any class's tree splits on
+  it).
 
 CEGB has no benefit-cost exponent: its one strategy is `fixed`.
 """
@@ -42,7 +44,7 @@ largest cost outweighs any gain of a split)."""
 class UsedFeatures:
     """The features LightGBM's CEGB uses at each tradeoff on one training set, memoised."""
 
-    def __init__(self, X, y, costs, *, seed, n_estimators, num_leaves, learning_rate):
+    def __init__(self, X, y, costs, *, seed, n_estimators, num_leaves, learning_rate, n_jobs=1):
         self.lightgbm = import_optional("lightgbm", extra="related", needed_by="method cegb")
         self.X = np.asarray(X, dtype=float)
         self.y = np.asarray(y)
@@ -52,7 +54,7 @@ class UsedFeatures:
             num_leaves=int(num_leaves),
             learning_rate=float(learning_rate),
             random_state=seed % 2**31,
-            n_jobs=1,
+            n_jobs=int(n_jobs),
             deterministic=True,
             force_col_wise=True,
             verbose=-1,
@@ -134,6 +136,7 @@ class CostEfficientBoostingSelector(CostConstrainedSelector):
         ),
     )
     missing_values = "native: LightGBM learns each split's side for missing values"
+    parallel_selection = True
     colour = "#B15928"
 
     def select(
@@ -161,6 +164,7 @@ class CostEfficientBoostingSelector(CostConstrainedSelector):
             n_estimators=n_estimators,
             num_leaves=num_leaves,
             learning_rate=learning_rate,
+            n_jobs=context.n_jobs,
         )
         records = []
         for budget in budgets:
