@@ -518,6 +518,7 @@ class BudgetRFSelector(CostConstrainedSelector):
             "there (the authors' code keeps costs static)",
         ),
     )
+    parallel_selection = True  # (alpha, exponent) pairs side by side
     missing_values = (
         "declared: a missing value counts as lower than every value, so a GreedyTree "
         "split puts it with the lowest values or splits it off (on test rows too)"
