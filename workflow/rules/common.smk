@@ -246,6 +246,10 @@ def selection_threads(wildcards):
     return 2 if load_method(wildcards.method).parallel_selection else 1
 
 
+def preparation_threads(wildcards):
+    return 2 if load_method(wildcards.method).parallel_preparation else 1
+
+
 def figure_inputs(figure):
     """The study tables `figure` is drawn from (`FigureOutput.reads`): its job waits for
     these only."""

@@ -14,6 +14,7 @@ rule prepare_method:
         "benchmarks/prepare_method/{method}/{dataset}/reps~{block}.tsv"
     conda:
         CONDA_ENV
+    threads: preparation_threads
     params:
         seed=config["seed"],
         reps=lambda wildcards: " ".join(map(str, STUDY.selection_blocks[wildcards.block])),

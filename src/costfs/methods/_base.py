@@ -13,7 +13,9 @@ workflow wildcard and the `method` column of the results. The class declares, on
 - `engines`: the Random Forest engines its selection's forests can run on, preferred first
   (empty: it grows no forest), and `preparation_engines` where `prepare`'s forests differ;
 - `parallel_selection`: whether its selection runs many pieces of work side by side (forests,
-  FeatBoost's paths) and so wants several threads in the workflow;
+  FeatBoost's paths) and so wants several threads in the workflow; `parallel_preparation` the
+  same for `prepare` (its forests). Either holds only where the result does not depend on
+  the threads (the conformance suite runs every method on one thread and on two);
 - `missing_values`: how it handles missing values (NaN) in X: "native" where its model routes
   them itself, else the one declared rule it applies;
 - `colour`: its colour in the figures (a stable colour from its name when not given);
@@ -272,6 +274,7 @@ class Method:
     preparation_engines: ClassVar[tuple[str, ...] | None] = None
     """The same for the forests of `prepare`, where they differ (None: `engines`)."""
     parallel_selection: ClassVar[bool] = False
+    parallel_preparation: ClassVar[bool] = False
     missing_values: ClassVar[str]
     """How the method handles missing values in X, for the documentation (required)."""
     colour: ClassVar[str | None] = None

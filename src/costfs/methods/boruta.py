@@ -125,6 +125,7 @@ class BorutaSelector(CostConstrainedSelector):
         ),
     )
     preparation_engines = ENGINES
+    parallel_preparation = True  # its forests, the same on any thread count
     missing_values = (
         "native: Boruta's forest (scikit-learn's trees) sends a missing value to the side "
         "that lowers impurity; a shadow feature keeps its missing values"

@@ -302,6 +302,7 @@ class ModelScheduleSelector(CostConstrainedSelector):
     engines = ("numba", *ENGINES)
     preparation_engines = IMPORTANCE_ENGINES
     parallel_selection = True
+    parallel_preparation = True  # its forests, the same on any thread count
     missing_values = (
         "native in the forests (scikit-learn's rule); the L1-logistic path replaces a "
         "missing standardised value by 0, the mean"

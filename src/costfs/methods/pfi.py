@@ -19,6 +19,7 @@ class PermutationImportanceFilter(CostConstrainedSelector):
         ),
     )
     preparation_engines = IMPORTANCE_ENGINES
+    parallel_preparation = True  # its forests, the same on any thread count
     missing_values = (
         "native: the trees send a missing value to the side that lowers impurity "
         "(scikit-learn's rule, numba's trees too); permuting a feature permutes its "

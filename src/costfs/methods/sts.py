@@ -478,6 +478,7 @@ class ShallowTreeSelector(TreeEnsembleSelection, CostConstrainedSelector):
     )
     # Depth-limited trees on explicit bootstrap samples (`costfs.engine.trees`).
     engines = TREE_ENGINES
+    parallel_preparation = True  # its forests, the same on any thread count
     missing_values = (
         "native: the base ensemble's trees send a missing value to the side that lowers "
         "impurity (scikit-learn's rule, numba's trees too)"

@@ -264,6 +264,7 @@ class FeatureLimitedTreeSelector(TreeEnsembleSelection, CostConstrainedSelector)
         Parameter("trees_per_k", integer(), 500, "trees per k", stage="prepare"),
         POSITIVE_DELTA,
     )
+    parallel_preparation = True  # its forests, the same on any thread count
     missing_values = (
         "declared: a missing value counts as lower than every value, so a split puts it "
         "with the lowest values or splits it off"
