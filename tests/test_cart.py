@@ -200,7 +200,7 @@ def test_counting_and_binning_rows_grows_the_trees_ordering_every_row_grows(
 
 
 def test_the_oob_rows_paths_read_off_the_partition_are_the_routed_paths(rng):
-    """`first_splits` reads each OOB row's path off the tree's partition of the OOB rows: per
+    """`_first_splits` reads each OOB row's path off the tree's partition of the OOB rows: per
     feature the tree splits on, the first node of the row's path that splits on it and whether
     a node below splits on it again, as routing the row from the root finds them (missing
     values and three classes included)."""
@@ -214,7 +214,7 @@ def test_the_oob_rows_paths_read_off_the_partition_are_the_routed_paths(rng):
     oob_rows = np.flatnonzero(counts == 0)
     position_of = np.zeros(X.shape[0], dtype=np.int64)
     position_of[oob_rows] = np.arange(oob_rows.size)
-    first, again = cart.first_splits(nodes, n_nodes, used, oob, oob_ranges, position_of)
+    first, again = cart._first_splits(nodes, n_nodes, used, oob, oob_ranges, position_of)
 
     expected_first = np.full(first.shape, cart.LEAF)
     expected_again = np.zeros(again.shape, dtype=bool)

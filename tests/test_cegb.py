@@ -62,13 +62,22 @@ def test_a_budget_the_plain_model_fits_takes_the_plain_model(wdbc):
     assert tradeoff == 0.0 and np.array_equal(features, used(0.0))
 
 
-def test_the_used_features_are_the_same_on_one_thread_or_two(wdbc):
-    """Column-wise histograms with `deterministic=True`: LightGBM's model, so the features it
-    uses, does not depend on the threads (a selection job runs on two)."""
-    X, y = wdbc
+def mostly_zero_problem():
+    """2000 x 30, three quarters of each column zero: LightGBM bundles such sparse columns."""
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(2000, 30)) * (rng.random((2000, 30)) < 0.25)
+    y = (X[:, :6].sum(axis=1) + rng.normal(scale=0.5, size=2000) > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("data", ["wdbc", "mostly zero"])
+def test_the_used_features_are_the_same_on_one_thread_or_two(wdbc, data):
+    """`deterministic=True`: LightGBM's model, so the features it uses, does not depend on the
+    threads (a selection job runs on two), dense columns or sparse ones."""
+    X, y = wdbc if data == "wdbc" else mostly_zero_problem()
     costs = np.random.default_rng(5).uniform(0.1, 1.0, X.shape[1])
     options = dict(seed=3, n_estimators=20, num_leaves=31, learning_rate=0.1)
     one, two = (cegb.UsedFeatures(X, y, costs, n_jobs=n, **options) for n in (1, 2))
-    tradeoffs = [0.0, 0.01, 0.1, 0.5, 2.0]
+    tradeoffs = [0.0, 0.01, 0.1, 0.5, 2.0, 20.0]
     assert all(np.array_equal(one(t), two(t)) for t in tradeoffs)
     assert len({len(one(t)) for t in tradeoffs}) >= 3  # the tradeoffs use different sets

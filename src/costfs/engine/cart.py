@@ -162,8 +162,7 @@ def _grow(
 ):
     """Grows one tree on the rows with counts > 0 into `nodes` (`new_nodes`), writes its votes
     on the rows with count 0 (`oob`, in ascending order) into `oob_votes` and returns its node
-    count. `oob` is left partitioned down the tree: the OOB rows that reach node n are
-    oob[oob_ranges[n, 0]:oob_ranges[n, 1]].
+    count.
 
     `columns_major` is X transposed (C order: a column's values are contiguous);
     `column_orders[j]` are all rows in the order of column j, `ordered_values[j]` their values
@@ -175,7 +174,8 @@ def _grow(
     `histogram_share[j]` times its number of rows.
 
     The OOB rows are partitioned down the tree beside the in-bag ones, so each lands in its
-    leaf without being routed from the root."""
+    leaf without being routed from the root; `oob` is left so partitioned, the rows that reach
+    node n being oob[oob_ranges[n, 0]:oob_ranges[n, 1]]."""
     n_rows = columns_major.shape[1]
     feature, threshold, left, right, label, missing_left = nodes
     samples = np.flatnonzero(counts)
@@ -452,7 +452,7 @@ def _grow_chunk(
     test_scratch = np.empty_like(test_rows)
     nodes = new_nodes(n_rows)
     feature = nodes[0]
-    oob_ranges = np.empty((nodes[0].size, 2), dtype=np.int64)
+    oob_ranges = np.empty((feature.size, 2), dtype=np.int64)
     position_of = np.empty(n_rows, dtype=np.int64)
     for tree in range(first, last):
         np.random.seed(seeds[tree])
@@ -489,7 +489,7 @@ def _grow_chunk(
             _vote_on(test_columns, nodes, n_nodes, test_rows, test_scratch, test_votes[tree])
         if with_importance and oob_rows.size:
             position_of[oob_rows] = np.arange(oob_rows.size)
-            first_node, splits_again = first_splits(
+            first_node, splits_again = _first_splits(
                 nodes, n_nodes, used[tree], oob, oob_ranges, position_of
             )
             _permutation_increases(
@@ -547,14 +547,15 @@ def _vote_on(columns_major, nodes, n_nodes, rows, scratch, votes):
 
 
 @numba.njit(cache=True, nogil=True)
-def first_splits(nodes, n_nodes, used, oob, oob_ranges, position_of):
+def _first_splits(nodes, n_nodes, used, oob, oob_ranges, position_of):
     """Per feature the tree splits on (its rank among them) and OOB row (`position_of[row]`,
     its rank among the OOB rows): the first node of the row's path that splits on the feature,
     LEAF if none does, and whether a node further down the path splits on it again.
 
     The rows' paths are read off `_grow`'s partition of the OOB rows (`oob`, `oob_ranges`), not
     routed again from the root: a node's children come after it, so visiting the nodes in order
-    meets each path's nodes from the root down."""
+    meets each path's nodes from the root down. The two tables are dense (used features x OOB
+    rows): a few kilobytes per tree at this project's sizes."""
     feature = nodes[0]
     slot_of = np.cumsum(used) - 1
     n_used, n_oob = used.sum(), oob.size
@@ -577,7 +578,7 @@ def first_splits(nodes, n_nodes, used, oob, oob_ranges, position_of):
 def _permutation_increases(X, y, oob_rows, used, votes, nodes, first_node, splits_again, increases):
     """Per used feature: the increase of the tree's OOB error when the feature's values are
     permuted among the OOB rows (`oob_rows`, ascending; `first_node` and `splits_again` as
-    `first_splits` gives them).
+    `_first_splits` gives them).
 
     A row's vote can change only if its path splits on the permuted feature, so only those
     rows are routed again, from the first node of their path that splits on it (the path

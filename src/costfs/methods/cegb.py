@@ -18,8 +18,8 @@ budget the tradeoff is searched:
 - every fit is memoised by its tradeoff, so the budgets of one `select` share fits;
 - the model: `n_estimators` trees of at most `num_leaves` leaves, learning rate
   `learning_rate`, LightGBM's defaults otherwise, seeded, on the job's threads with
-  column-wise histograms and `deterministic=True`: each feature's histogram is summed by one
-  thread, so the model, and the selection, is the same on any thread count. More than two
+  `deterministic=True` (and column-wise histograms), which LightGBM documents to give the same
+  model on any thread count: the same selection on any machine. More than two
   classes: LightGBM's multiclass objective (a feature is used when any class's tree splits on
   it).
 
@@ -136,7 +136,7 @@ class CostEfficientBoostingSelector(CostConstrainedSelector):
         ),
     )
     missing_values = "native: LightGBM learns each split's side for missing values"
-    parallel_selection = True
+    parallel_selection = True  # LightGBM's histograms on the job's threads
     colour = "#B15928"
 
     def select(
