@@ -39,6 +39,9 @@ class Kept:
         self._results: OrderedDict[bytes, Any] = OrderedDict()
         Kept.instances.append(self)
 
+    def __contains__(self, key: bytes) -> bool:
+        return key in self._results
+
     def get(self, key: bytes, compute: Callable[[], Any]) -> Any:
         """The result kept for `key`, or `compute()`'s, then kept."""
         if key not in self._results:

@@ -30,9 +30,11 @@ w_j = c_j^xi:
 
 The standardisation and every fit are cost-free only at xi = 0, so there is no preparation.
 A budget's set depends on the path only, so a fit's budget path (`path_`), which asks for the
-selection at many budgets in turn, computes each xi's path once (`kept_path`).
+selection at many budgets in turn, computes each xi's path once (`kept_paths_of`). With
+`n_jobs` above 1 the xi values' paths are computed side by side in worker processes.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -71,12 +73,39 @@ kept_paths = Kept()
 """The regularisation paths of the last fits' xi values."""
 
 
-def kept_path(X: np.ndarray, y: np.ndarray, costs, xi: float, **options) -> list[np.ndarray]:
-    """`cost_weighted_path`, computed once for the same data, costs, xi and options among the
-    last few asked for (`costfs.methods._kept`)."""
+def kept_paths_of(
+    X: np.ndarray, y: np.ndarray, costs, xis, *, n_jobs: int = 1, **options
+) -> list[list[np.ndarray]]:
+    """`cost_weighted_path` of each xi in `xis`, each computed once for the same data, costs,
+    xi and options among the last few asked for (`costfs.methods._kept`).
+
+    The paths not kept are computed `n_jobs` at a time in worker processes, not threads:
+    liblinear draws from one random state per process, seeded at the start of each fit, so
+    two fits at once in one process would draw from each other's sequence. A process's fits
+    run one after another, so each path is the one a single process computes."""
+    from joblib import Parallel, delayed
+
     costs = FeatureCosts.of(costs)
-    key = digest(X, y, costs.own, costs.group, costs.shared, xi=float(xi), **options)
-    return kept_paths.get(key, lambda: cost_weighted_path(X, y, costs, xi, **options))
+    keys = [
+        digest(X, y, costs.own, costs.group, costs.shared, xi=float(xi), **options) for xi in xis
+    ]
+    missing = {key: xi for key, xi in zip(keys, xis, strict=True) if key not in kept_paths}
+    computed = {}
+    if n_jobs > 1 and len(missing) > 1:
+        paths = Parallel(n_jobs=min(n_jobs, len(missing)), backend="loky")(
+            delayed(cost_weighted_path)(X, y, costs, xi, **options) for xi in missing.values()
+        )
+        computed = dict(zip(missing, paths, strict=True))
+
+    def path_of(key: bytes, xi: float) -> list[np.ndarray]:
+        if key in computed:
+            return computed[key]
+        return cost_weighted_path(X, y, costs, xi, **options)
+
+    return [
+        kept_paths.get(key, functools.partial(path_of, key, xi))
+        for key, xi in zip(keys, xis, strict=True)
+    ]
 
 
 def cost_weighted_path(
@@ -144,21 +173,23 @@ class CostWeightedL1Selector(CostConstrainedSelector):
     missing_values = "a missing value becomes the column's mean (0 after standardising)"
     colour = "#7570B3"
     exact_path = True
+    parallel_selection = True
 
     def select(self, X, y, costs, budgets, grid, context, *, cs_per_decade, max_decades):
         """Per (xi, budget): the largest support of xi's path that fits the budget, and
         `path_models`, the distinct supports of the path."""
+        paths = kept_paths_of(
+            X,
+            y,
+            costs,
+            grid,
+            n_jobs=context.n_jobs,
+            cs_per_decade=cs_per_decade,
+            max_decades=max_decades,
+            seed=derive_seed(context.seed, "l1_cost"),
+        )
         records = []
-        for xi in grid:
-            supports = kept_path(
-                X,
-                y,
-                costs,
-                xi,
-                cs_per_decade=cs_per_decade,
-                max_decades=max_decades,
-                seed=derive_seed(context.seed, "l1_cost"),
-            )
+        for xi, supports in zip(grid, paths, strict=True):
             for budget in budgets:
                 records.append(
                     {
