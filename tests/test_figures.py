@@ -1,3 +1,4 @@
+import argparse
 import re
 
 import matplotlib.image
@@ -360,3 +361,35 @@ def test_the_results_page_lists_where_tuned_xi_did_worse_than_a_fixed_xi():
     assert tables.tuning_table(better).startswith("Tuned ξ never")
     one_replicate = summary.assign(ci_low=np.nan, ci_high=np.nan)
     assert "| pima | 20 | sts | 0.306 | 0.292 | 0.300 |" in tables.tuning_table(one_replicate)
+
+
+def test_the_cost_accuracy_figure_is_drawn_for_one_problem_from_its_rows(
+    recommendations, tmp_path, caplog
+):
+    from costfs import cli
+    from costfs.cli import storage
+    from costfs.cli.stages.figures import CELL_TABLES, read_inputs
+
+    table = tmp_path / "recommendations.csv"
+    storage.write_csv(table, recommendations)
+    problems = list(recommendations["problem"].unique())
+    assert len(problems) > 1
+    figure = tmp_path / "cost_accuracy" / f"{problems[0]}.png"
+    arguments = ["figures", "--recommendations", str(table), "--out", f"cost_accuracy={figure}"]
+    assert cli.main(arguments) == 2
+    assert "one file per problem: give --cell problem=VALUE" in caplog.text
+    assert cli.main([*arguments, "--cell", "problem=nowhere"]) == 2
+    assert "no rows of the cell {'problem': 'nowhere'} in --recommendations" in caplog.text
+    assert not figure.exists()
+    assert cli.main([*arguments, "--cell", f"problem={problems[0]}"]) == 0
+    # the problem's figure as drawn from the whole table the command reads
+    given = {
+        **dict.fromkeys(CELL_TABLES),
+        "recommendations": table,
+        "real_data": [],
+        "design": None,
+    }
+    whole = read_inputs(argparse.Namespace(**given))["recommendations"]
+    expected = tmp_path / "expected.png"
+    storage.write_figure(expected, plots.cost_accuracy_figure(whole, problems[0]))
+    assert np.array_equal(matplotlib.image.imread(figure), matplotlib.image.imread(expected))

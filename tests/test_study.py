@@ -172,6 +172,9 @@ def test_a_figure_split_into_cells_has_a_job_per_setting_its_methods_run_on():
     outputs = {output.name: output for output in FIGURE_OUTPUTS}
     study = Study(tiny())
     assert study.figure_cells(outputs["xi_curves"]) == [{"setting": s} for s in "ABCD"]
+    assert study.figure_cells(outputs["cost_accuracy"]) == [
+        {"problem": p} for p in ["A", "B", "C", "D", "wdbc"]
+    ]
     assert study.figure_cells(outputs["table"]) == [{}]
     # Only the methods with hyperparameter xi make a cell of the xi curves.
     config = tiny()

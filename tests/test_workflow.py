@@ -94,13 +94,15 @@ RESULT_FIGURES = (
 """The figure outputs of the tiny study drawn from its results."""
 
 
-def figure_jobs(names, settings: int) -> dict[str, int]:
-    """The jobs of the figure outputs `names` in a study of `settings` simulated settings: one
-    per output, or one per setting of an output split into cells."""
+def figure_jobs(names, settings: int, problems: int) -> dict[str, int]:
+    """The jobs of the figure outputs `names` in a study of `problems` problems, `settings` of
+    them simulated: one per output, or one per cell (setting or problem) of an output split
+    into cells."""
     from costfs.study.figure_outputs import FIGURE_OUTPUTS
 
+    jobs = {(): 1, ("setting",): settings, ("problem",): problems}
     split = {output.name: output.cells for output in FIGURE_OUTPUTS}
-    return {f"plot_{name}": settings if split[name] else 1 for name in names}
+    return {f"plot_{name}": jobs[split[name]] for name in names}
 
 
 def expected_rows(method: str) -> int:
@@ -291,7 +293,7 @@ def test_editing_one_method_reruns_only_that_method(study):
         "recommend_features": 1,
         "tabulate_findings": 1,
         # Every figure of results; not the data's correlations, drawn from the data alone.
-        **figure_jobs(RESULT_FIGURES, settings=4),
+        **figure_jobs(RESULT_FIGURES, settings=4, problems=5),
         "record_provenance": 1,
         "all": 1,
     }
@@ -551,7 +553,9 @@ def test_the_rerun_after_a_fault_does_only_what_failed(faulty_study):
         "recommend_features": 1,
         "tabulate_findings": 1,
         # The tiny study's figures without real data or a correlated setting.
-        **figure_jobs([name for name in RESULT_FIGURES if name != "real_comparison"], settings=1),
+        **figure_jobs(
+            [name for name in RESULT_FIGURES if name != "real_comparison"], settings=1, problems=1
+        ),
         "all": 1,
     }
 

@@ -266,9 +266,9 @@ def figure_inputs(figure):
 
 
 def figure_job(figure):
-    """The name of the figure's log and benchmark: `<figure>/<setting>` for a figure split
-    into cells (`FigureOutput.cells`)."""
-    return f"{figure.name}/{{setting}}" if figure.cells else figure.name
+    """The name of the figure's log and benchmark: `<figure>/<cell>` for a figure split into
+    cells (`FigureOutput.cells`), e.g. `xi_curves/{setting}`."""
+    return "/".join([figure.name, *(f"{{{name}}}" for name in figure.cells)])
 
 
 def figure_output(figure):

@@ -1,4 +1,4 @@
-# One job per figure output (per simulated setting of one split into cells), each waiting
+# One job per figure output (per cell of one split into cells), each waiting
 # only for the tables it is drawn from: the figures are drawn in parallel, and a figure whose
 # tables did not change is not drawn again.
 for figure in STUDY.figure_outputs():

@@ -17,7 +17,7 @@ FIGURE_INPUTS = ("runs", "summary", "recommendations", "schedules", "real_data",
 schedules, the real data sets, the simulation design (its correlation matrix)."""
 
 
-CELLS = ((), ("setting",))
+CELLS = ((), ("setting",), ("problem",))
 """How a figure output may be split into jobs (`FigureOutput.cells`)."""
 
 
@@ -44,7 +44,8 @@ class FigureOutput:
     """The study's tables `draw` reads (`FIGURE_INPUTS`): its job waits for these only."""
     cells: tuple[str, ...] = ()
     """One job per cell, drawing that cell's files from its rows only, so that a study draws
-    them side by side: ("setting",) one per simulated setting. Empty: one job."""
+    them side by side: ("setting",) one per simulated setting, ("problem",) one per problem.
+    Empty: one job."""
     methods_with: str | None = None
     """Draws only the methods whose hyperparameter is this one: a cell none of them runs on
     has no file."""
@@ -84,13 +85,13 @@ FIGURE_OUTPUTS = (
     ),
     FigureOutput(
         "cost_accuracy",
-        "cost_accuracy",
-        "cost_accuracy_files",
+        "cost_accuracy/{problem}.png",
+        "cost_accuracy_file",
         "cost_accuracy",
         subcategory="What to buy: cost against error",
-        patterns=("{problem}.png",),
         labels={"problem": "{problem}"},
         reads=("recommendations", "schedules"),
+        cells=("problem",),
     ),
     FigureOutput(
         "stability",

@@ -27,9 +27,15 @@ from costfs.study.tables import (
 
 
 def cell_rows(table, cell: dict[str, str]):
-    """The rows of `table` (runs or summary) in one cell of a figure (`FigureOutput.cells`):
-    its simulated setting (a real problem of that name is no setting)."""
-    return table[(table["problem"] == cell["setting"]) & (table["kind"] == "simulated")]
+    """The rows of `table` (any study table with a `problem` column) in one cell of a figure
+    (`FigureOutput.cells`): its problem, or its simulated setting (a real problem of that name
+    is no setting)."""
+    if "problem" in cell:
+        return table[table["problem"] == cell["problem"]]
+    in_cell = table["problem"] == cell["setting"]
+    if "kind" in table:
+        in_cell &= table["kind"] == "simulated"
+    return table[in_cell]
 
 
 def xi_curve_files(runs, summary, inputs):
@@ -62,13 +68,12 @@ def _first_schedules(inputs) -> dict:
     return {problem: rows for problem, rows in first.groupby("problem")}
 
 
-def cost_accuracy_files(runs, summary, inputs):
+def cost_accuracy_file(runs, summary, inputs):
+    """The figure of one cell (a problem)."""
     recommendations = inputs["recommendations"]
-    schedules = _first_schedules(inputs)
-    return {
-        f"{problem}.png": cost_accuracy_figure(recommendations, problem, schedules.get(problem))
-        for problem in sorted(recommendations["problem"].unique())
-    }
+    (problem,) = recommendations["problem"].unique()
+    schedule = _first_schedules(inputs).get(problem)
+    return {"": cost_accuracy_figure(recommendations, problem, schedule)}
 
 
 ANSWER_FIGURES = 3

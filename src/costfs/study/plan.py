@@ -193,19 +193,22 @@ class Study:
         return figure_outputs_for(kinds)
 
     def figure_cells(self, figure: FigureOutput) -> list[dict[str, str]]:
-        """The wildcards of each job of `figure` (`FigureOutput.cells`): the simulated settings
-        a method it draws runs on; one job without wildcards for a figure without cells."""
+        """The wildcards of each job of `figure` (`FigureOutput.cells`): the problems, or the
+        simulated settings, a method it draws runs on; one job without wildcards for a figure
+        without cells."""
         if not figure.cells:
             return [{}]
+        (cell,) = figure.cells
         drawn = [
             method
             for method in self.methods
             if figure.methods_with is None
             or getattr(load_method(method).hyperparameter, "name", None) == figure.methods_with
         ]
+        names = self.problem_names("simulated") if cell == "setting" else list(self.problems)
         return [
-            {"setting": name}
-            for name in self.problem_names("simulated")
+            {cell: name}
+            for name in names
             if any(name in self.method_problems(method) for method in drawn)
         ]
 

@@ -41,6 +41,10 @@ def read_inputs(args) -> dict:
     }
 
 
+CELL_TABLES = ("runs", "summary", "recommendations", "schedules")
+"""The tables a figure split into cells reads its cell's rows of."""
+
+
 def plot_figures(args) -> None:
     # matplotlib and seaborn take a second to import: only this subcommand loads them.
     from costfs.study import figures
@@ -77,13 +81,16 @@ def plot_figures(args) -> None:
                 )
             )
     inputs = read_inputs(args)
-    runs, summary = inputs.pop("runs"), inputs.pop("summary")
     if cell:
-        runs, summary = (
-            None if table is None else figures.cell_rows(table, cell) for table in (runs, summary)
-        )
-        if not any(table is not None and len(table) for table in (runs, summary)):
-            raise DataError(f"no rows of the cell {cell} in --runs or --summary")
+        tables = [name for name in CELL_TABLES if inputs[name] is not None]
+        for name in tables:
+            inputs[name] = figures.cell_rows(inputs[name], cell)
+        if not any(len(inputs[name]) for name in tables):
+            raise DataError(
+                f"no rows of the cell {cell} in "
+                + (" or ".join(f"--{name}" for name in tables) or "any table: give one")
+            )
+    runs, summary = inputs.pop("runs"), inputs.pop("summary")
     draws = {name: getattr(figures, output.draw) for name, output in outputs.items()}
     written = 0
     for name, path in args.out:
@@ -123,7 +130,7 @@ def register(commands) -> None:
                 "action": "append",
                 "default": [],
                 "metavar": "NAME=VALUE",
-                "help": "the cell a figure output split into cells is drawn for (setting=A)",
+                "help": "the cell of a figure split into cells to draw (setting=A, problem=wdbc)",
             },
         ),
         (
