@@ -48,6 +48,9 @@ from numba.extending import intrinsic
 from costfs.engine.forest import IN_BAG, class_count
 
 LEAF = -1
+SCORE_MARGIN = 1.0 - 1e-12
+"""A cut is scored exactly only where its cross-multiplied score reaches the best score times
+this: far more than the few units in the last place by which the two forms can differ."""
 CHUNKS_PER_THREAD = 4
 
 
@@ -298,6 +301,48 @@ def _grow(
                 marks[word] |= np.uint64(1) << np.uint64(rank & 63)
                 low_word = min(low_word, word)
                 high_word = max(high_word, word)
+            if n_classes == 2 and not np.isnan(ordered_values[candidate, n_rows - 1]):
+                # Two classes and no missing value in the column (they would sort last): each
+                # row is scanned as it is read back, the left side's class weights held as two
+                # numbers. The sums are of counts, so exact however they are formed, and every
+                # cut scores as in the scan below. A cut whose score, cross-multiplied, falls
+                # short of the best by more than rounding can reach, cannot beat it: it is not
+                # divided out. Both make continuous columns' trees about a tenth faster
+                # (benchmarks/benchmark_tree_kernels.py).
+                left_0, left_1 = base_weights[0], base_weights[1]
+                total_0, total_1 = class_weights[0], class_weights[1]
+                left_total = left_0 + left_1
+                value = ordered_values[candidate, 0]
+                scored = left_total > 0.0  # the cut above the smallest value, if it has rows
+                for word in range(low_word, high_word + 1):
+                    bits = marks[word]
+                    marks[word] = 0
+                    while bits:
+                        position = (word << 6) + _trailing_zeros(bits)
+                        bits &= bits - np.uint64(1)
+                        following = ordered_values[candidate, position]
+                        if scored and value != following:
+                            right_total = total - left_total
+                            left_squares = left_0 * left_0 + left_1 * left_1
+                            right_squares = (total_0 - left_0) ** 2 + (total_1 - left_1) ** 2
+                            if (
+                                left_squares * right_total + right_squares * left_total
+                                >= best_score * left_total * right_total * SCORE_MARGIN
+                            ):
+                                score = left_squares / left_total + right_squares / right_total
+                                if score > best_score:
+                                    best_score, best_feature = score, candidate
+                                    best_threshold = _cut(value, following)
+                                    best_missing_left, saw_missing = False, False
+                        scored = True
+                        row = column_orders[candidate, position]
+                        if y[row]:
+                            left_1 += counts[row]
+                        else:
+                            left_0 += counts[row]
+                        left_total += counts[row]
+                        value = following
+                continue
             i = 0
             for word in range(low_word, high_word + 1):
                 bits = marks[word]
