@@ -131,15 +131,12 @@ def _missing_left_score(left_weights, missing_weights, class_weights, left_total
     return left_squares / left_total + right_squares / (total - left_total)
 
 
-@numba.njit(cache=True, nogil=True)
-def _heavier_left(samples, start, low, end, counts):
-    """Whether the left child (samples[start:low]) has more in-bag weight than the right."""
-    left_weight, right_weight = 0, 0
-    for i in range(start, low):
-        left_weight += counts[samples[i]]
-    for i in range(low, end):
-        right_weight += counts[samples[i]]
-    return left_weight > right_weight
+@numba.njit(cache=True, nogil=True, inline="always")
+def _keep_left(best_left, left_weights, missing_weights, with_missing):
+    """Keeps the class weights of the best split's left child: the rows on the left of the cut,
+    and with them those missing the value where `with_missing`."""
+    for k in range(best_left.size):
+        best_left[k] = left_weights[k] + missing_weights[k] if with_missing else left_weights[k]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -199,9 +196,14 @@ def _grow(
             n_bins_at_most = max(n_bins_at_most, n_values[j])
     histogram = np.empty((n_bins_at_most + 1, n_classes))
     bin_rows = np.empty(n_bins_at_most + 1, dtype=np.int64)
+    best_left = np.zeros(n_classes)
     stack = np.empty((2 * n_rows + 1, 6), dtype=np.int64)  # start, end, depth, node, oob range
+    # The class weights of each open node: its parent's scan had them at the split.
+    stack_weights = np.zeros((2 * n_rows + 1, n_classes))
     stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, samples.size, 0, 0
     stack[0, 4], stack[0, 5] = 0, oob.size
+    for i in range(samples.size):
+        stack_weights[0, y[samples[i]]] += counts[samples[i]]
     n_open, n_nodes = 1, 1
     while n_open:
         n_open -= 1
@@ -209,10 +211,10 @@ def _grow(
         depth, node = stack[n_open, 2], stack[n_open, 3]
         oob_start, oob_end = stack[n_open, 4], stack[n_open, 5]
         oob_ranges[node, 0], oob_ranges[node, 1] = oob_start, oob_end
-        class_weights[:] = 0.0
-        for i in range(start, end):
-            class_weights[y[samples[i]]] += counts[samples[i]]
-        total = class_weights.sum()
+        total = 0.0
+        for k in range(n_classes):
+            class_weights[k] = stack_weights[n_open, k]
+            total += class_weights[k]
         label[node] = np.argmax(class_weights)
         feature[node] = LEAF
         if depth == max_depth or class_weights[label[node]] == total:
@@ -253,6 +255,7 @@ def _grow(
                             best_score, best_feature = score, candidate
                             best_threshold, best_missing_left = _cut(value, following), False
                             saw_missing = missing_total > 0.0
+                            _keep_left(best_left, left_weights, missing_weights, False)
                         if missing_total > 0.0:
                             score = _missing_left_score(
                                 left_weights,
@@ -265,6 +268,7 @@ def _grow(
                                 best_score, best_feature = score, candidate
                                 best_threshold, best_missing_left = _cut(value, following), True
                                 saw_missing = True
+                                _keep_left(best_left, left_weights, missing_weights, True)
                     for k in range(n_classes):
                         weight = histogram[value_bin, k]
                         left_squares += 2.0 * left_weights[k] * weight + weight * weight
@@ -284,6 +288,7 @@ def _grow(
                         best_score, best_feature = score, candidate
                         best_threshold, best_missing_left = np.inf, False
                         saw_missing = True
+                        _keep_left(best_left, left_weights, missing_weights, False)
                 continue
             # The node's rows in the column's order: mark their ranks, read the marks in order.
             # Rows at the column's smallest value come first in any order, so they are only
@@ -334,6 +339,7 @@ def _grow(
                                     best_score, best_feature = score, candidate
                                     best_threshold = _cut(value, following)
                                     best_missing_left, saw_missing = False, False
+                                    best_left[0], best_left[1] = left_0, left_1
                         scored = True
                         row = column_orders[candidate, position]
                         if y[row]:
@@ -384,6 +390,7 @@ def _grow(
                     best_score, best_feature = score, candidate
                     best_threshold, best_missing_left = _cut(value, following), False
                     saw_missing = missing_total > 0.0
+                    _keep_left(best_left, left_weights, missing_weights, False)
                 if missing_total > 0.0:
                     score = _missing_left_score(
                         left_weights,
@@ -396,6 +403,7 @@ def _grow(
                         best_score, best_feature = score, candidate
                         best_threshold, best_missing_left = _cut(value, following), True
                         saw_missing = True
+                        _keep_left(best_left, left_weights, missing_weights, True)
             for q in range(n_present - 1):
                 weight, k = counts[rows[q]], y[rows[q]]
                 # Running sums of squared class weights: one update per row, two divisions.
@@ -413,6 +421,7 @@ def _grow(
                     best_score, best_feature = score, candidate
                     best_threshold, best_missing_left = _cut(value, following), False
                     saw_missing = missing_total > 0.0
+                    _keep_left(best_left, left_weights, missing_weights, False)
                 if missing_total > 0.0:
                     score = _missing_left_score(
                         left_weights,
@@ -425,6 +434,7 @@ def _grow(
                         best_score, best_feature = score, candidate
                         best_threshold, best_missing_left = _cut(value, following), True
                         saw_missing = True
+                        _keep_left(best_left, left_weights, missing_weights, True)
             if missing_total > 0.0 and total > missing_total:
                 # Every row that has the value left, every row that misses it right.
                 left_weights[:] = class_weights - missing_weights
@@ -435,14 +445,19 @@ def _grow(
                     best_score, best_feature = score, candidate
                     best_threshold, best_missing_left = np.inf, False
                     saw_missing = True
+                    _keep_left(best_left, left_weights, missing_weights, False)
         if best_feature == LEAF:
             oob_votes[oob[oob_start:oob_end]] = label[node]
             continue
         low = _partition(
             samples, start, end, columns_major, best_feature, best_threshold, best_missing_left
         )
+        left_total = 0.0
+        for k in range(n_classes):
+            left_total += best_left[k]
         if not saw_missing:
-            best_missing_left = _heavier_left(samples, start, low, end, counts)
+            # No in-bag row missed the value: a row that misses it goes to the heavier child.
+            best_missing_left = left_total > total - left_total
         oob_low = _partition(
             oob, oob_start, oob_end, columns_major, best_feature, best_threshold, best_missing_left
         )
@@ -456,6 +471,9 @@ def _grow(
         stack[n_open + 1, 0], stack[n_open + 1, 1] = start, low
         stack[n_open + 1, 2], stack[n_open + 1, 3] = depth + 1, n_nodes
         stack[n_open + 1, 4], stack[n_open + 1, 5] = oob_start, oob_low
+        for k in range(n_classes):
+            stack_weights[n_open, k] = class_weights[k] - best_left[k]
+            stack_weights[n_open + 1, k] = best_left[k]
         n_open += 2
         n_nodes += 2
     return n_nodes
