@@ -85,3 +85,25 @@ def test_free_features_weigh_a_tenth_of_the_cheapest_paid_one():
     weights = l1_cost.penalty_weights(np.array([0.0, 0.5, 2.0]), xi=2.0)
     np.testing.assert_allclose(weights, [0.025, 0.25, 4.0])
     np.testing.assert_allclose(l1_cost.penalty_weights(np.zeros(3), xi=1.0), 1.0)
+
+
+def test_the_kept_paths_are_read_before_new_ones_can_push_them_out(monkeypatch):
+    """Four paths are kept. A call asking for two new xi values before two kept ones computes
+    only the new ones, and every path comes back in the order asked for."""
+    from costfs.methods._kept import KEPT_RESULTS, clear_all
+
+    assert KEPT_RESULTS == 4
+    computed = []
+
+    def path(X, y, costs, xi, **options):
+        computed.append(xi)
+        return [np.array([int(xi)])]
+
+    monkeypatch.setattr(l1_cost, "cost_weighted_path", path)
+    clear_all()
+    X, y, costs = np.eye(3), np.array([0, 1, 1]), np.ones(3)
+    l1_cost.kept_paths_of(X, y, costs, [0, 1, 2, 3], seed=1)
+    paths = l1_cost.kept_paths_of(X, y, costs, [4, 5, 0, 1], seed=1)
+    assert computed == [0, 1, 2, 3, 4, 5]
+    assert [int(path[0][0]) for path in paths] == [4, 5, 0, 1]
+    clear_all()

@@ -13,7 +13,8 @@ workflow wildcard and the `method` column of the results. The class declares, on
 - `engines`: the Random Forest engines its selection's forests can run on, preferred first
   (empty: it grows no forest), and `preparation_engines` where `prepare`'s forests differ;
 - `parallel_selection`: whether its selection runs many pieces of work side by side (forests,
-  FeatBoost's paths) and so wants several threads in the workflow; `parallel_preparation` the
+  FeatBoost's paths, `l1_cost`'s paths in worker processes) and so wants several threads in
+  the workflow; `parallel_preparation` the
   same for `prepare` (its forests). Either holds only where the result does not depend on
   the threads (the conformance suite runs every method on one thread and on two);
 - `missing_values`: how it handles missing values (NaN) in X: "native" where its model routes

@@ -79,33 +79,38 @@ def kept_paths_of(
     """`cost_weighted_path` of each xi in `xis`, each computed once for the same data, costs,
     xi and options among the last few asked for (`costfs.methods._kept`).
 
-    The paths not kept are computed `n_jobs` at a time in worker processes, not threads:
-    liblinear draws from one random state per process, seeded at the start of each fit, so
-    two fits at once in one process would draw from each other's sequence. A process's fits
-    run one after another, so each path is the one a single process computes."""
-    from joblib import Parallel, delayed
+    With `n_jobs` above 1, the paths not kept run side by side in `n_jobs` worker processes,
+    not threads: liblinear draws from one random state per process, seeded at the start of
+    each fit, so two fits at once in one process would draw from each other's sequence. A
+    worker's fits run one after another, so each path is the one a single process computes."""
+    from joblib import Parallel, delayed, parallel_config
 
     costs = FeatureCosts.of(costs)
     keys = [
         digest(X, y, costs.own, costs.group, costs.shared, xi=float(xi), **options) for xi in xis
     ]
-    missing = {key: xi for key, xi in zip(keys, xis, strict=True) if key not in kept_paths}
-    computed = {}
-    if n_jobs > 1 and len(missing) > 1:
-        paths = Parallel(n_jobs=min(n_jobs, len(missing)), backend="loky")(
-            delayed(cost_weighted_path)(X, y, costs, xi, **options) for xi in missing.values()
-        )
-        computed = dict(zip(missing, paths, strict=True))
 
-    def path_of(key: bytes, xi: float) -> list[np.ndarray]:
-        if key in computed:
-            return computed[key]
+    def computed(xi: float) -> list[np.ndarray]:
         return cost_weighted_path(X, y, costs, xi, **options)
 
-    return [
-        kept_paths.get(key, functools.partial(path_of, key, xi))
+    # The kept paths are read before any new one is kept, which could push them out.
+    paths = {
+        key: kept_paths.get(key, functools.partial(computed, xi))
         for key, xi in zip(keys, xis, strict=True)
-    ]
+        if key in kept_paths
+    }
+    missing = {key: xi for key, xi in zip(keys, xis, strict=True) if key not in paths}
+    if n_jobs > 1 and len(missing) > 1:
+        # liblinear uses no BLAS threads: a worker keeps to one, as the job does to its own.
+        with parallel_config(backend="loky", inner_max_num_threads=1):
+            new = Parallel(n_jobs=min(n_jobs, len(missing)))(
+                delayed(cost_weighted_path)(X, y, costs, xi, **options) for xi in missing.values()
+            )
+    else:
+        new = [computed(xi) for xi in missing.values()]
+    for key, path in zip(missing, new, strict=True):
+        paths[key] = kept_paths.get(key, lambda path=path: path)
+    return [paths[key] for key in keys]
 
 
 def cost_weighted_path(
