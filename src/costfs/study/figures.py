@@ -5,6 +5,7 @@ the simulated correlation matrix, `schedules`: the model schedules table, `recom
 {"": content} for one file or {file name: content} for a directory.
 """
 
+from costfs.core.errors import DataError
 from costfs.study.aggregation import pareto_areas
 from costfs.study.comparisons import level_blocks
 from costfs.study.findings import BEST_STRATEGIES
@@ -64,16 +65,20 @@ def _first_schedules(inputs) -> dict:
     table = inputs.get("schedules")
     if table is None:
         return {}
-    first = table[table["rep"] == table["rep"].min()]
+    first = table[table["rep"] == table.groupby("problem")["rep"].transform("min")]
     return {problem: rows for problem, rows in first.groupby("problem")}
 
 
 def cost_accuracy_file(runs, summary, inputs):
     """The figure of one cell (a problem)."""
     recommendations = inputs["recommendations"]
-    (problem,) = recommendations["problem"].unique()
-    schedule = _first_schedules(inputs).get(problem)
-    return {"": cost_accuracy_figure(recommendations, problem, schedule)}
+    problems = recommendations["problem"].unique()
+    if len(problems) != 1:
+        raise DataError(
+            f"the cost-error figure of one problem: the recommendations have {problems}"
+        )
+    schedule = _first_schedules(inputs).get(problems[0])
+    return {"": cost_accuracy_figure(recommendations, problems[0], schedule)}
 
 
 ANSWER_FIGURES = 3

@@ -86,10 +86,8 @@ def plot_figures(args) -> None:
         for name in tables:
             inputs[name] = figures.cell_rows(inputs[name], cell)
         if not any(len(inputs[name]) for name in tables):
-            raise DataError(
-                f"no rows of the cell {cell} in "
-                + (" or ".join(f"--{name}" for name in tables) or "any table: give one")
-            )
+            given = " or ".join(f"--{name}" for name in tables) or "the tables given (none)"
+            raise DataError(f"no rows of the cell {cell} in {given}")
     runs, summary = inputs.pop("runs"), inputs.pop("summary")
     draws = {name: getattr(figures, output.draw) for name, output in outputs.items()}
     written = 0
