@@ -27,6 +27,10 @@ leaves only the other rows to read back and scan. The sums of the scan are exact
 are counts), so starting it with those rows on the left scores every cut as the row by row scan
 does, and the trees are the same.
 
+A node's class weights are its parent's at the split, never summed again. With two classes
+and no missing value in a column, the scan runs as the bits are read back, and a cut is divided
+out only where its cross-multiplied score can beat the best (`SCORE_MARGIN`).
+
 Where a column has few distinct values for the node's size (binary columns, rating scales,
 counts), the node does not order its rows at all: it adds each row's weight to its value's bin
 (each row's bin is found once per column, before any tree) and scans the bins, with the same
