@@ -268,7 +268,7 @@ def figure_inputs(figure):
 def figure_job(figure):
     """The name of the figure's log and benchmark: `<figure>/<cell>` for a figure split into
     cells (`FigureOutput.cells`), e.g. `xi_curves/{setting}`."""
-    return "/".join([figure.name, *(f"{{{name}}}" for name in figure.cells)])
+    return str(Path(figure.name, *(f"{{{name}}}" for name in figure.cells)))
 
 
 def figure_output(figure):
