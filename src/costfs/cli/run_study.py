@@ -161,7 +161,7 @@ def study_lock(folder: Path):
                     f"{folder}: another run-study (process {holder}) runs this study; wait "
                     "for it, or stop it first"
                 ) from None
-            # Its run-study is gone: the Snakemake it started is ending (it got SIGTERM).
+            # Its run-study is gone: the Snakemake it started is ending (`STOP_SNAKEMAKE`).
             log.info("waiting for the Snakemake of a stopped run-study to end")
             fcntl.flock(descriptor, fcntl.LOCK_EX)
         os.ftruncate(descriptor, 0)
@@ -181,16 +181,23 @@ def _alive(pid: int) -> bool:
     return True
 
 
+STOP_SNAKEMAKE = signal.SIGINT
+"""The signal that stops Snakemake. Not SIGTERM: Snakemake's SIGTERM handler takes its
+scheduler's lock, so a SIGTERM that arrives while the scheduler holds it (selecting jobs)
+never returns; SIGINT ends Snakemake as Ctrl-C does, its jobs ended and cleaned up."""
+
+
 def _die_with_parent() -> None:
-    # In the child before it runs Snakemake: SIGTERM when run-study dies, even by kill -9,
-    # so that no Snakemake goes on without the run-study that owns the folder.
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    # In the child before it runs Snakemake: stopped when run-study dies, even by kill -9, so
+    # that no Snakemake goes on without the run-study that owns the folder.
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, STOP_SNAKEMAKE)
 
 
 def run_owned(command: list[str], lock: int) -> int:
     """`command` (Snakemake) in a session of its own, holding `lock` too; run-study's SIGINT
-    (Ctrl-C) and SIGTERM are passed on to it once and waited for, so that Snakemake ends its
-    jobs and cleans up. Its exit status, or the signal's negative number."""
+    (Ctrl-C) and SIGTERM are passed on to it once, as `STOP_SNAKEMAKE`, and waited for, so
+    that Snakemake ends its jobs and cleans up. Its exit status, or the received signal's
+    negative number."""
     process = subprocess.Popen(
         command, pass_fds=(lock,), start_new_session=True, preexec_fn=_die_with_parent
     )
@@ -200,7 +207,7 @@ def run_owned(command: list[str], lock: int) -> int:
         if not received:
             received.append(number)
             log.warning("stopping Snakemake (%s); it ends its jobs first", signal.strsignal(number))
-            process.send_signal(number)
+            process.send_signal(STOP_SNAKEMAKE)
 
     previous = {
         number: signal.signal(number, pass_on) for number in (signal.SIGINT, signal.SIGTERM)
