@@ -42,14 +42,24 @@ class Kept:
     def __contains__(self, key: bytes) -> bool:
         return key in self._results
 
+    def __getitem__(self, key: bytes) -> Any:
+        """The result kept for `key`, now the most recently used."""
+        self._results.move_to_end(key)
+        return self._results[key]
+
+    def keep(self, key: bytes, result: Any) -> None:
+        """Keeps `result` for `key` as the most recently used, dropping the least recently used
+        beyond `size`."""
+        self._results[key] = result
+        self._results.move_to_end(key)
+        while len(self._results) > self.size:
+            self._results.popitem(last=False)
+
     def get(self, key: bytes, compute: Callable[[], Any]) -> Any:
         """The result kept for `key`, or `compute()`'s, then kept."""
         if key not in self._results:
-            self._results[key] = compute()
-            while len(self._results) > self.size:
-                self._results.popitem(last=False)
-        self._results.move_to_end(key)
-        return self._results[key]
+            self.keep(key, compute())
+        return self[key]
 
     def clear(self) -> None:
         self._results.clear()

@@ -34,7 +34,6 @@ selection at many budgets in turn, computes each xi's path once (`kept_paths_of`
 `n_jobs` above 1 the xi values' paths are computed side by side in worker processes.
 """
 
-import functools
 import math
 
 import numpy as np
@@ -90,15 +89,8 @@ def kept_paths_of(
         digest(X, y, costs.own, costs.group, costs.shared, xi=float(xi), **options) for xi in xis
     ]
 
-    def computed(xi: float) -> list[np.ndarray]:
-        return cost_weighted_path(X, y, costs, xi, **options)
-
     # The kept paths are read before any new one is kept, which could push them out.
-    paths = {
-        key: kept_paths.get(key, functools.partial(computed, xi))
-        for key, xi in zip(keys, xis, strict=True)
-        if key in kept_paths
-    }
+    paths = {key: kept_paths[key] for key in keys if key in kept_paths}
     missing = {key: xi for key, xi in zip(keys, xis, strict=True) if key not in paths}
     if n_jobs > 1 and len(missing) > 1:
         # liblinear uses no BLAS threads: a worker keeps to one, as the job does to its own.
@@ -107,9 +99,10 @@ def kept_paths_of(
                 delayed(cost_weighted_path)(X, y, costs, xi, **options) for xi in missing.values()
             )
     else:
-        new = [computed(xi) for xi in missing.values()]
+        new = [cost_weighted_path(X, y, costs, xi, **options) for xi in missing.values()]
     for key, path in zip(missing, new, strict=True):
-        paths[key] = kept_paths.get(key, lambda path=path: path)
+        kept_paths.keep(key, path)
+        paths[key] = path
     return [paths[key] for key in keys]
 
 
