@@ -126,14 +126,26 @@ def projection(measured: list[Path], repeats: dict[str, int]) -> pd.DataFrame:
     return table.sort_values("wall_hours", ascending=False)
 
 
-def elapsed_hours(table: pd.DataFrame, n_rep: int, cores: int, block: int) -> float:
+def elapsed_hours(table: pd.DataFrame, n_rep: int, cores: int, blocks: dict[str, int]) -> float:
     """Elapsed hours of `n_rep` replicates on `cores` cores at best: the core-hours spread
-    evenly, but never less than the longest job (a selection job selects `block` replicates
-    and an evaluation job evaluates them, at their longest replicate's time)."""
+    evenly, but never less than the longest job (a method's selection job selects
+    `blocks[method]` replicates and an evaluation job evaluates them, at their longest
+    replicate's time)."""
     per_rep = table["max_job_seconds"] / 3600
     blocked = table["rule"].isin(["select_features", "evaluate_selection"])
-    longest = (per_rep[blocked] * min(block, n_rep)).max()
+    block = table["method"].map(blocks).clip(upper=n_rep)
+    longest = (per_rep * block)[blocked].max()
     return max(table["core_hours"].sum() * n_rep / cores, longest)
+
+
+def block_sizes(config: dict, default: int | None) -> dict[str, int]:
+    """Each method's replicates per selection job: its `replicates_per_job`, else `default`
+    (--block) or the config's `selection_replicates_per_job` (the schema's 10)."""
+    study_block = default or config.get("selection_replicates_per_job", 10)
+    return {
+        method: (settings or {}).get("replicates_per_job", study_block)
+        for method, settings in config["methods"].items()
+    }
 
 
 def setting(text: str) -> tuple[str, str]:
@@ -172,7 +184,10 @@ def main() -> None:
         help="sum these stage-cost tables (--out of runs on some problems) per rule x method",
     )
     parser.add_argument(
-        "--block", type=int, default=10, help="with --project: replicates per selection job"
+        "--block",
+        type=int,
+        help="with --project: replicates per selection job of a method without its own "
+        "replicates_per_job (default: the config's selection_replicates_per_job, else 10)",
     )
     parser.add_argument(
         "--repeat",
@@ -194,10 +209,11 @@ def main() -> None:
             f"{table['core_hours'].sum():.3f} core-hours, {table['cpu_hours'].sum():.3f} "
             f"CPU-hours, {int(table['jobs'].sum())} jobs"
         )
-        n_rep = yaml.safe_load(args.config.read_text())["n_rep"]
+        study = yaml.safe_load(args.config.read_text())
+        n_rep = study["n_rep"]
         print(f"{n_rep} replicates: {table['wall_hours'].sum() * n_rep:.0f} job-hours")
         for cores in (16, 128):
-            hours = elapsed_hours(table, n_rep, cores, args.block)
+            hours = elapsed_hours(table, n_rep, cores, block_sizes(study, args.block))
             print(f"on {cores} cores: at least {hours:.1f} h elapsed")
         return
     if args.workdir is None or args.out is None:

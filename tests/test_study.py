@@ -6,7 +6,7 @@ from snakemake.utils import validate
 
 from costfs.methods import load_method
 from costfs.study.plan import Study, StudyError
-from costfs.study.provenance import module_closure
+from costfs.study.provenance import module_closure, study_identity
 from tests.conftest import DATA, REPO
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -43,6 +43,28 @@ def test_problems_datasets_and_runs_of_the_tiny_study():
         method in ("fs", "budget_rf", "random_fill") for method, *_ in study.preparation_jobs()
     )
     assert study.prepared_path("auc", "wdbc", 2) == "results/prepared/auc/wdbc/reps~1-2/rep~2.npz"
+
+
+def test_a_method_cuts_its_own_blocks_of_replicates():
+    config = tiny(n_rep=3, selection_replicates_per_job=2)
+    config["methods"]["sts"]["replicates_per_job"] = 1
+    study = Study(config)
+    assert study.selection_blocks["sts"] == {"1-1": [1], "2-2": [2], "3-3": [3]}
+    assert study.selection_blocks["auc"] == {"1-2": [1, 2], "3-3": [3]}
+    assert study.selection_path("sts", "A", 2) == "results/selection/sts/A/reps~2-2/rep~2.parquet"
+    assert study.selection_path("auc", "A", 2) == "results/selection/auc/A/reps~1-2/rep~2.parquet"
+    assert study.prepared_path("sts", "independent", 3) == (
+        "results/prepared/sts/independent/reps~3-3/rep~3.npz"
+    )
+    assert "results/evaluation/sts/A/reps~2-2.parquet" in study.evaluations()
+    assert "results/evaluation/auc/A/reps~2-2.parquet" not in study.evaluations()
+    assert ("sts", "independent", "3-3") in study.preparation_jobs()
+    assert ("auc", "independent", "3-3") in study.preparation_jobs()
+    assert ("auc", "independent", "2-2") not in study.preparation_jobs()
+    assert "benchmarks/select_features/sts/A/reps~1-1.tsv" in study.benchmarks()
+    assert "benchmarks/prepare_method/sts/independent/reps~2-2.tsv" in study.benchmarks()
+    # how a method's jobs are cut is not what its replicates compute
+    assert study_identity(config) == study_identity(tiny(n_rep=3))
 
 
 def test_grids_and_parameters_come_from_the_declarations():

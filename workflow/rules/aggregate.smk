@@ -114,7 +114,7 @@ rule collect_schedules:
         lambda wildcards: [
             STUDY.selection_folder(wildcards.method, problem, block)
             for problem in STUDY.method_problems(wildcards.method)
-            for block in STUDY.selection_blocks
+            for block in STUDY.selection_blocks[wildcards.method]
         ],
     output:
         "results/schedules/{method}.parquet",

@@ -117,24 +117,24 @@ def cost_arguments(wildcards):
     return f"--dataset {sources['dataset']} --cost-range {low} {high}"
 
 
+def block_reps(wildcards):
+    """The replicates of the job's block of its method."""
+    return STUDY.selection_blocks[wildcards.method][wildcards.block]
+
+
 def prepared_paths(wildcards):
     """The method's cost-free part for the data set of each replicate of the block (none for
     a method without one)."""
     if not load_method(wildcards.method).has_preparation:
         return []
     dataset = PROBLEMS[wildcards.problem].dataset
-    return [
-        STUDY.prepared_path(wildcards.method, dataset, rep)
-        for rep in STUDY.selection_blocks[wildcards.block]
-    ]
+    return [STUDY.prepared_path(wildcards.method, dataset, rep) for rep in block_reps(wildcards)]
 
 
 def selection_inputs(wildcards):
     dataset = PROBLEMS[wildcards.problem].dataset
     inputs = {
-        "training_data": [
-            STUDY.training_path(dataset, rep) for rep in STUDY.selection_blocks[wildcards.block]
-        ],
+        "training_data": [STUDY.training_path(dataset, rep) for rep in block_reps(wildcards)],
         "costs": f"results/costs/{wildcards.problem}.npz",
     }
     if load_method(wildcards.method).has_preparation:
@@ -195,7 +195,7 @@ def findings_inputs(wildcards):
 def evaluation_inputs(wildcards):
     """The selection job of the block (its folder), and per replicate its data."""
     dataset = PROBLEMS[wildcards.problem].dataset
-    reps = STUDY.selection_blocks[wildcards.block]
+    reps = block_reps(wildcards)
     return {
         "selections": STUDY.selection_folder(wildcards.method, wildcards.problem, wildcards.block),
         "training_data": [STUDY.training_path(dataset, rep) for rep in reps],
@@ -207,7 +207,7 @@ def evaluation_parameters(wildcards):
     """The problem, and per replicate of the block its selection and artifacts in the
     selection folder."""
     problem = PROBLEMS[wildcards.problem]
-    reps = STUDY.selection_blocks[wildcards.block]
+    reps = block_reps(wildcards)
     paths = {
         suffix: " ".join(
             STUDY.selection_path(wildcards.method, wildcards.problem, rep, suffix) for rep in reps
@@ -228,7 +228,7 @@ def selection_arguments(wildcards):
         "--dataset",
         problem.dataset,
         "--reps",
-        *(str(rep) for rep in STUDY.selection_blocks[wildcards.block]),
+        *(str(rep) for rep in block_reps(wildcards)),
         "--budgets",
         as_json(problem.budgets),
         "--grid",

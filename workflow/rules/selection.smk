@@ -1,8 +1,7 @@
 rule prepare_method:
     input:
         training_data=lambda wildcards: [
-            STUDY.training_path(wildcards.dataset, rep)
-            for rep in STUDY.selection_blocks[wildcards.block]
+            STUDY.training_path(wildcards.dataset, rep) for rep in block_reps(wildcards)
         ],
     output:
         # One job per block of replicates (the selections' blocks), one file per replicate:
@@ -17,7 +16,7 @@ rule prepare_method:
     threads: preparation_threads
     params:
         seed=config["seed"],
-        reps=lambda wildcards: " ".join(map(str, STUDY.selection_blocks[wildcards.block])),
+        reps=lambda wildcards: " ".join(map(str, block_reps(wildcards))),
         method_params=lambda wildcards: as_json(
             STUDY.method_parameters(wildcards.method, "prepare")
         ),

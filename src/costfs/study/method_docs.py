@@ -14,11 +14,12 @@ import yaml
 from costfs.methods import Method, all_methods, describe_schema
 
 PROBLEMS_SCHEMA = {"$ref": "#/$defs/problems"}
+REPLICATES_PER_JOB_SCHEMA = {"$ref": "#/$defs/replicates_per_job"}
 
 
 def method_schema(method: Method) -> dict:
     """The JSON Schema of `methods.<name>`."""
-    properties = {"problems": PROBLEMS_SCHEMA}
+    properties = {"problems": PROBLEMS_SCHEMA, "replicates_per_job": REPLICATES_PER_JOB_SCHEMA}
     hyperparameter = method.hyperparameter
     if hyperparameter is not None:
         properties[hyperparameter.grid_key] = {

@@ -41,11 +41,22 @@ class Study:
         self.reps = list(range(first, first + config["n_rep"]))
         # One select_features job, and one prepare_method job, per block of replicates: one
         # start for the block, one job to plan, and a block still fits a cluster job's time.
-        size = config["selection_replicates_per_job"]
-        blocks = [self.reps[start : start + size] for start in range(0, len(self.reps), size)]
-        self.selection_blocks = {f"{reps[0]}-{reps[-1]}": reps for reps in blocks}
-        """Each selection or preparation job's block name `first-last` -> its replicates."""
-        self.block_of = {rep: name for name, reps in self.selection_blocks.items() for rep in reps}
+        # A method may cut its own blocks (methods.<name>.replicates_per_job): a long
+        # selection in one-replicate jobs runs side by side instead of one after another.
+        self.selection_blocks = {
+            method: self._blocks(
+                config["methods"][method].get(
+                    "replicates_per_job", config["selection_replicates_per_job"]
+                )
+            )
+            for method in self.methods
+        }
+        """Per method: each selection or preparation job's block name `first-last` -> its
+        replicates."""
+        self._block_of = {
+            method: {rep: name for name, reps in blocks.items() for rep in reps}
+            for method, blocks in self.selection_blocks.items()
+        }
         self.problems: dict[str, Problem] = {
             setting: Problem(
                 setting,
@@ -225,6 +236,17 @@ class Study:
 
     # Methods.
 
+    def _blocks(self, size: int) -> dict[str, list[int]]:
+        """The study's replicates cut into consecutive blocks of `size` (the last may be
+        shorter), each named `first-last`."""
+        blocks = [self.reps[start : start + size] for start in range(0, len(self.reps), size)]
+        return {f"{reps[0]}-{reps[-1]}": reps for reps in blocks}
+
+    def block_of(self, method: str, rep: int) -> str:
+        """The name of the block of replicates whose job selects (and prepares) `rep` for
+        `method`."""
+        return self._block_of[method][rep]
+
     def method_problems(self, method: str) -> list[str]:
         return self.config["methods"][method].get("problems", list(self.problems))
 
@@ -235,7 +257,7 @@ class Study:
     def selection_path(self, method: str, problem: str, rep: int, suffix: str = ".parquet") -> str:
         """A run's selection (`.parquet`) or its artifacts (`.artifacts.npz`), in the folder of
         its selection job (`selection_folder`)."""
-        folder = self.selection_folder(method, problem, self.block_of[rep])
+        folder = self.selection_folder(method, problem, self.block_of(method, rep))
         return f"{folder}/rep~{rep}{suffix}"
 
     @staticmethod
@@ -268,7 +290,7 @@ class Study:
         shared by the problems (settings, cost vectors) that use it."""
         return sorted(
             {
-                (method, self.problems[problem].dataset, self.block_of[rep])
+                (method, self.problems[problem].dataset, self.block_of(method, rep))
                 for method in self.methods
                 if load_method(method).has_preparation
                 for problem, rep in self.runs(method)
@@ -281,7 +303,7 @@ class Study:
 
     def prepared_path(self, method: str, dataset: str, rep: int) -> str:
         """A replicate's cost-free part, in the folder of its preparation job."""
-        return f"{self.prepared_folder(method, dataset, self.block_of[rep])}/rep~{rep}.npz"
+        return f"{self.prepared_folder(method, dataset, self.block_of(method, rep))}/rep~{rep}.npz"
 
     def schedule_methods(self) -> list[str]:
         return [method for method in self.methods if load_method(method).has_schedule]
@@ -293,7 +315,7 @@ class Study:
             f"results/evaluation/{method}/{problem}/reps~{block}.parquet"
             for method in self.methods
             for problem in self.method_problems(method)
-            for block in self.selection_blocks
+            for block in self.selection_blocks[method]
         ]
 
     def benchmarks(self) -> list[str]:
@@ -308,12 +330,12 @@ class Study:
                 f"benchmarks/select_features/{method}/{problem}/reps~{block}.tsv"
                 for method in self.methods
                 for problem in self.method_problems(method)
-                for block in self.selection_blocks
+                for block in self.selection_blocks[method]
             ]
             + [
                 f"benchmarks/evaluate_selection/{method}/{problem}/reps~{block}.tsv"
                 for method in self.methods
                 for problem in self.method_problems(method)
-                for block in self.selection_blocks
+                for block in self.selection_blocks[method]
             ]
         )

@@ -85,6 +85,9 @@ NOT_THE_STUDY = ("first_rep", "n_rep", "selection_replicates_per_job")
 """Config keys that say which replicates a run holds and how its jobs are cut, not what a
 replicate computes: batches of one study differ in them."""
 
+NOT_THE_METHOD = ("replicates_per_job",)
+"""Keys of `methods.<name>` that say how the method's jobs are cut, not what it computes."""
+
 LOCATION_KEYS = ("data_dir", "openml_cache")
 """Keys of `real_data` that say where files are, not what they hold (their content is in the
 provenance's input hashes)."""
@@ -92,9 +95,15 @@ provenance's input hashes)."""
 
 def study_identity(config: dict) -> dict:
     """What makes a replicate of the study `config` what it is: the config without
-    `NOT_THE_STUDY` and without the locations of its files (`LOCATION_KEYS`, each data set's
-    `path` and `costs`), whose content the provenance hashes instead."""
+    `NOT_THE_STUDY` (nor a method's `NOT_THE_METHOD`) and without the locations of its files
+    (`LOCATION_KEYS`, each data set's `path` and `costs`), whose content the provenance hashes
+    instead."""
     identity = {key: value for key, value in config.items() if key not in NOT_THE_STUDY}
+    if "methods" in identity:
+        identity["methods"] = {
+            name: {key: value for key, value in settings.items() if key not in NOT_THE_METHOD}
+            for name, settings in identity["methods"].items()
+        }
     real = dict(identity.get("real_data", {}))
     for key in LOCATION_KEYS:
         real.pop(key, None)
