@@ -13,7 +13,8 @@ compare the two tables:
     python benchmarks/compare_selections.py compare before.csv after.csv
 
 `compare` reports how many (data set, replicate, budget) sets changed and the mean change in
-test MMCE over the runs (data set x replicate, budgets averaged) with its 95% t interval.
+test MMCE over the runs (data set x replicate, budgets averaged) with its 95% t interval; tables
+of `compare_fs.py` pair (replicate, xi, budget) paths and also give the trees grown.
 `--set key=value` passes a method parameter (a YAML value), as a study's config would;
 `--engine` is the refits' engine (sklearnex by default, at both commits).
 """
@@ -81,8 +82,17 @@ def run(method, dataset, rep, parameters, engine) -> pd.DataFrame:
     )
 
 
+def grown_trees(both: pd.DataFrame) -> "pd.Series | None":
+    """Trees grown in all runs before and after, where the tables count them (`compare_fs.py`)."""
+    if "trees_before" not in both.columns:
+        return None
+    return both.groupby(["dataset", "rep"])[["trees_before", "trees_after"]].first().sum()
+
+
 def compare(before: pd.DataFrame, after: pd.DataFrame) -> str:
-    both = before.merge(after, on=KEYS, suffixes=("_before", "_after"))
+    # Tables with an `xi` column (`compare_fs.py`) hold a row per (xi, budget) path.
+    keys = [*KEYS, "xi"] if "xi" in before.columns else KEYS
+    both = before.merge(after, on=keys, suffixes=("_before", "_after"))
     changed = both["features_before"].fillna("") != both["features_after"].fillna("")
     both["difference"] = both["test_mmce_after"] - both["test_mmce_before"]
     per_run = both.groupby(["dataset", "rep"])["difference"].mean()
@@ -92,9 +102,14 @@ def compare(before: pd.DataFrame, after: pd.DataFrame) -> str:
         f"{changed.sum()} of {len(both)} selected sets changed "
         f"({both.loc[changed, ['dataset', 'rep']].drop_duplicates().shape[0]} of "
         f"{per_run.size} runs).",
-        f"test MMCE after - before, mean over {per_run.size} runs (budgets averaged): "
+        f"test MMCE after - before, mean over {per_run.size} runs (their sets averaged): "
         f"{100 * mean:+.2f} points, 95% t interval [{100 * (mean - half):+.2f}, "
         f"{100 * (mean + half):+.2f}]",
+        *(
+            [f"trees grown, after / before: {trees['trees_after'] / trees['trees_before']:.2f}"]
+            if (trees := grown_trees(both)) is not None
+            else []
+        ),
         "",
         "| data set | runs | sets changed | MMCE before | MMCE after | selection s before | "
         "selection s after |",
