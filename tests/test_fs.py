@@ -191,29 +191,64 @@ def test_thread_count_does_not_change_the_result(random_problem, racing, forests
     assert one.errors == two.errors
 
 
+def racing_trees(n_trees: int, racing: bool = True) -> list[int]:
+    return [level.trees for level in fs.racing_schedule(n_trees, racing)]
+
+
 def test_racing_levels():
-    assert fs.racing_levels(500, racing=False) == [500]
-    assert fs.racing_levels(500, racing=True) == [31, 125, 500]
-    assert fs.racing_levels(100, racing=True) == [6, 25, 100]
-    assert fs.racing_levels(50, racing=True) == [12, 50]
-    assert fs.racing_levels(12, racing=True) == [12]
+    assert racing_trees(500, racing=False) == [500]
+    assert racing_trees(500) == [7, 31, 125, 500]
+    assert racing_trees(384) == [6, 24, 96, 384]
+    assert racing_trees(383) == [23, 95, 383]
+    assert racing_trees(100) == [6, 25, 100]
+    assert racing_trees(64) == [4, 16, 64]
+    assert racing_trees(50) == [12, 50]
+    assert racing_trees(16) == [4, 16]
+    assert racing_trees(12) == [12]
+
+
+def test_racing_passes_on_shares_of_the_step_candidates():
+    # Without the screen each level passes on an eighth of what reached it; the screen passes
+    # on a quarter, and the level after it the same eighth of the step's candidates as without.
+    shares = {n: [level.share for level in fs.racing_schedule(n, True)] for n in (500, 100, 50)}
+    assert shares == {500: [4, 8, 64, 1], 100: [8, 64, 1], 50: [8, 1]}
 
 
 @pytest.mark.parametrize("forests", fs.FORESTS)
-def test_racing_grows_full_forests_only_for_contenders(rng, forests):
-    X = rng.normal(size=(120, 40))
+@pytest.mark.parametrize(
+    ("n_trees", "n_features", "forests_per_level"),
+    [
+        # 40 candidates on 16 trees, the best 5 (an eighth) on 64, the best 4 on 256 (4-tree
+        # forests are too small to screen).
+        (256, 40, {16: 40, 64: 5, 256: 4}),
+        # 40 on 12 trees (3-tree forests are too small), the best 5 on 48.
+        (48, 40, {12: 40, 48: 5}),
+        # 40 on 8 trees, the best 10 (a quarter) on 32, the best 5 on 128, the best 4 on 512.
+        (512, 40, {8: 40, 32: 10, 128: 5, 512: 4}),
+        # 16 candidates: the screen would pass on only 4, so it is skipped; the best 4 on 512.
+        (512, 16, {32: 16, 512: 4}),
+    ],
+)
+def test_racing_grows_full_forests_only_for_contenders(
+    rng, forests, n_trees, n_features, forests_per_level
+):
+    X = rng.normal(size=(120, n_features))
     y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
-    costs = np.full(40, 0.5)
+    costs = np.full(n_features, 0.5)
     search = forward_paths(
-        X, y, costs, [0.5], [1.0], seed=0, n_trees=256, racing=True, forests=forests
+        X, y, costs, [0.5], [1.0], seed=0, n_trees=n_trees, racing=True, forests=forests
     )
     sizes = sorted(trees for features, trees in search.errors if features)
-    # 40 candidates on 16 trees, the best 5 (an eighth) on 64, the best 4 of those on 256.
-    assert sizes == [16] * 40 + [64] * 5 + [256] * 4
+    assert sizes == [size for size, count in forests_per_level.items() for _ in range(count)]
+    levels = list(forests_per_level.items())
     if forests == "common":  # a larger forest grows on from the smaller one
-        assert search.trees == 40 * 16 + 5 * (64 - 16) + 4 * (256 - 64)
+        grown = [
+            count * (size - smaller)
+            for (size, count), (smaller, _) in zip(levels, [(0, 0), *levels[:-1]], strict=True)
+        ]
+        assert search.trees == sum(grown)
     else:
-        assert search.trees == 40 * 16 + 5 * 64 + 4 * 256
+        assert search.trees == sum(size * count for size, count in levels)
 
 
 def test_steps_are_logged(random_problem, caplog):

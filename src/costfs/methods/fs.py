@@ -29,20 +29,25 @@ on the memo, so a path grows the same forests alone or beside others. At xi = 0 
 equal and nothing can be dropped; the larger xi, the more expensive candidates are dropped.
 
 Racing (`racing=True`, the default) is successive halving over the candidates of a step.
-With `n_trees` = 500 they are first scored by 31-tree forests, the best eighth (`RACING_KEEP`,
-at least `RACING_MIN_SURVIVORS`) by 125-tree forests, and the best eighth of those by full
+With `n_trees` = 100 they are first scored by 6-tree forests, the best eighth (`RACING_KEEP`,
+at least `RACING_MIN_SURVIVORS`) by 25-tree forests, and the best eighth of those by full
 forests, bounded as above; only full forests decide the step and give the errors carried to the
-next one. Each level ranks by the BCR against S's own forest of that level's size, so a level's
-ratios are on one scale. Levels smaller than `RACING_MIN_TREES` are skipped; a step with few
-candidates goes straight to full forests. A candidate whose small forest ranks badly by chance
-is lost: racing can pick another set than the exhaustive search. With common random numbers
-the small forests rank more reliably, and cost less: they are grown on as the larger ones.
+next one. From 384 trees up a screen comes first in a step of more than 16 candidates
+(`SCREEN_KEEP`): with `n_trees` = 500 every candidate is scored by 7-tree forests and only their
+best quarter by 31-tree forests, which still pass the best eighth of the step's candidates on
+to 125 trees. Each level ranks by the
+BCR against S's own forest of that level's size, so a level's ratios are on one scale. Levels
+smaller than `RACING_MIN_TREES` are skipped; a step with few candidates goes straight to full
+forests. A candidate whose small forest ranks badly by chance is lost: racing can pick another
+set than the exhaustive search. With common random numbers the small forests rank more
+reliably, and cost less: they are grown on as the larger ones.
 """
 
 import logging
 import math
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -70,12 +75,21 @@ from costfs.methods._selector import CostConstrainedSelector
 RACING_ETA = 4
 """Each racing level grows RACING_ETA x the trees of the one before."""
 RACING_LEVELS = 3
-"""Forest sizes per step when racing: n_trees / RACING_ETA**2, n_trees / RACING_ETA, n_trees."""
+"""Forest sizes per step when racing, without the screen: n_trees / RACING_ETA**2,
+n_trees / RACING_ETA, n_trees."""
 RACING_KEEP = 8
-"""Each racing level but the last passes its best 1/RACING_KEEP candidates on."""
+"""Each of those levels but the last passes on the best 1/RACING_KEEP of the candidates the
+level before it passed on (of the step's, for the first)."""
 RACING_MIN_TREES = 4
 """Smaller racing levels are skipped: their OOB errors are mostly noise."""
 RACING_MIN_SURVIVORS = 4
+SCREEN_KEEP = 4
+"""The screen, a level of n_trees / RACING_ETA**RACING_LEVELS trees before the others,
+passes the best 1/SCREEN_KEEP of a step's candidates on; the level after it still passes on as
+many as it would without the screen. The screen runs only where it passes on more than
+RACING_MIN_SURVIVORS: its small forests never choose the full forests' candidates."""
+SCREEN_MIN_TREES = 6
+"""The screen runs where it has at least this many trees (from 384 trees up)."""
 FORESTS = ("per_set", "common")
 CHUNK_PER_THREAD = 4
 """A bounded step grows this many candidates per thread (at least 8) before it drops again."""
@@ -120,12 +134,31 @@ def empty_set_error(y: np.ndarray) -> float:
     return float(np.mean(y != majority_class(y)))
 
 
-def racing_levels(n_trees: int, racing: bool) -> list[int]:
-    """Tree counts of the successive halving levels, smallest first, ending at `n_trees`."""
+class RacingLevel(NamedTuple):
+    """One level of racing: its forests' trees, the share of the step's candidates it passes
+    on (the best 1/share; 1 for full forests, which decide the step) and the most candidates
+    at which it is skipped."""
+
+    trees: int
+    share: int
+    skipped_up_to: int
+
+
+def racing_schedule(n_trees: int, racing: bool) -> list[RacingLevel]:
+    """Racing's levels, smallest first, ending with full forests."""
+    full = RacingLevel(n_trees, 1, 0)
     if not racing:
-        return [n_trees]
-    smaller = [n_trees // RACING_ETA**level for level in range(RACING_LEVELS - 1, 0, -1)]
-    return [trees for trees in smaller if trees >= RACING_MIN_TREES] + [n_trees]
+        return [full]
+    schedule, share = [], 1
+    for level in range(RACING_LEVELS - 1, 0, -1):
+        trees = n_trees // RACING_ETA**level
+        if trees >= RACING_MIN_TREES:
+            share *= RACING_KEEP
+            schedule.append(RacingLevel(trees, share, RACING_MIN_SURVIVORS))
+    screen = n_trees // RACING_ETA**RACING_LEVELS
+    if screen >= SCREEN_MIN_TREES:
+        schedule.insert(0, RacingLevel(screen, SCREEN_KEEP, SCREEN_KEEP * RACING_MIN_SURVIVORS))
+    return [*schedule, full]
 
 
 def _best_first(ratios: np.ndarray, costs: np.ndarray, features: np.ndarray) -> np.ndarray:
@@ -138,7 +171,7 @@ class _ForwardPath:
     next (per step: one request per racing level before the last, possibly empty, then the
     chunks of the bounded last level) and is sent a mapping (the memo) that holds their errors."""
 
-    def __init__(self, costs, budget, xi, positive_delta, empty_error, levels, chunk, constant):
+    def __init__(self, costs, budget, xi, positive_delta, empty_error, schedule, chunk, constant):
         self.feature_costs = costs
         self.constant = constant
         # What each feature would add to the current set (its group's shared cost included
@@ -147,7 +180,7 @@ class _ForwardPath:
         self.budget = budget
         self.xi = xi
         self.positive_delta = positive_delta
-        self.levels = levels
+        self.schedule = schedule
         self.chunk = chunk
         self.selected: list[int] = []
         self.spent = 0.0
@@ -191,7 +224,7 @@ class _ForwardPath:
             errors[chunk] = [grown_errors[keys[i]] for i in chunk]
 
     def requests(self) -> Generator[list[Evaluation], dict[Evaluation, float], list[Step]]:
-        last_level = len(self.levels) - 1
+        last_level = len(self.schedule) - 1
         while True:
             fits = self.spent + self.costs <= self.budget + BUDGET_TOLERANCE
             fits[self.selected] = False
@@ -200,8 +233,9 @@ class _ForwardPath:
             if candidates.size == 0:
                 return self.steps
             base = tuple(sorted(self.selected))
-            for level, trees in enumerate(self.levels):
-                if level < last_level and candidates.size <= RACING_MIN_SURVIVORS:
+            step_candidates = candidates.size
+            for level, (trees, share, skipped_up_to) in enumerate(self.schedule):
+                if level < last_level and candidates.size <= skipped_up_to:
                     yield []
                     continue
                 if level == last_level:
@@ -217,7 +251,7 @@ class _ForwardPath:
                 ratios[np.isnan(ratios)] = np.inf
                 order = _best_first(ratios, self.costs[candidates], candidates)
                 if level < last_level:
-                    keep = max(RACING_MIN_SURVIVORS, math.ceil(candidates.size / RACING_KEEP))
+                    keep = max(RACING_MIN_SURVIVORS, math.ceil(step_candidates / share))
                     candidates = np.sort(candidates[order[:keep]])
             best = order[0]
             feature = int(candidates[best])
@@ -262,12 +296,12 @@ def forward_paths(
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
     costs = FeatureCosts.of(costs)
-    levels = racing_levels(n_trees, racing)
+    schedule = racing_schedule(n_trees, racing)
     empty_error = empty_set_error(y)
     # No tree can split on a column constant on the training rows: it would only take budget.
     constant = np.ptp(X, axis=0) == 0 if X.shape[0] else np.zeros(X.shape[1], dtype=bool)
     errors = {} if known_errors is None else known_errors
-    errors.update({((), trees): empty_error for trees in levels})
+    errors.update({((), level.trees): empty_error for level in schedule})
     search = ForwardSearch(errors=errors)
     if forests == "common":
         from costfs.engine.trees import CommonRandomForests
@@ -296,7 +330,7 @@ def forward_paths(
     chunk = max(8, CHUNK_PER_THREAD * n_jobs)
     paths = {
         (xi, budget): _ForwardPath(
-            costs, budget, xi, positive_delta, empty_error, levels, chunk, constant
+            costs, budget, xi, positive_delta, empty_error, schedule, chunk, constant
         )
         for xi in grid
         for budget in budgets
@@ -399,7 +433,9 @@ class ForwardSelector(CostConstrainedSelector):
             boolean(),
             True,
             "successive halving: candidates first scored with n_trees/16 trees, only the best "
-            "eighth get n_trees/4 and the best eighth of those n_trees (may select another set)",
+            "eighth get n_trees/4 and the best eighth of those n_trees; from 384 trees up, "
+            "n_trees/64-tree forests first pass the best quarter on to n_trees/16 in a step of "
+            "more than 16 candidates (may select another set)",
         ),
         Parameter(
             "forests",
