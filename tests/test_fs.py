@@ -208,10 +208,20 @@ def test_racing_levels():
 
 
 def test_racing_passes_on_shares_of_the_step_candidates():
-    # Without the screen each level passes on an eighth of what reached it; the screen passes
-    # on a quarter, and the level after it the same eighth of the step's candidates as without.
-    shares = {n: [level.share for level in fs.racing_schedule(n, True)] for n in (500, 100, 50)}
-    assert shares == {500: [4, 8, 64, 1], 100: [8, 64, 1], 50: [8, 1]}
+    # (share, passes at least, skipped up to) per level. Below 384 trees each level passes on an
+    # eighth of what reached it, at least 4; from 384 up the screen passes on a quarter of a
+    # step of more than 16 and the later levels a sixteenth and an eighth, the last at least 2.
+    schedules = {
+        n: [level[1:] for level in fs.racing_schedule(n, True)] for n in (500, 384, 383, 100, 50)
+    }
+    screened = [(4, 4, 16), (16, 4, 4), (128, 2, 2), (1, 1, 0)]
+    assert schedules == {
+        500: screened,
+        384: screened,
+        383: [(8, 4, 4), (64, 4, 4), (1, 1, 0)],
+        100: [(8, 4, 4), (64, 4, 4), (1, 1, 0)],
+        50: [(8, 4, 4), (1, 1, 0)],
+    }
 
 
 @pytest.mark.parametrize("forests", fs.FORESTS)
@@ -223,10 +233,15 @@ def test_racing_passes_on_shares_of_the_step_candidates():
         (256, 40, {16: 40, 64: 5, 256: 4}),
         # 40 on 12 trees (3-tree forests are too small), the best 5 on 48.
         (48, 40, {12: 40, 48: 5}),
-        # 40 on 8 trees, the best 10 (a quarter) on 32, the best 5 on 128, the best 4 on 512.
-        (512, 40, {8: 40, 32: 10, 128: 5, 512: 4}),
-        # 16 candidates: the screen would pass on only 4, so it is skipped; the best 4 on 512.
-        (512, 16, {32: 16, 512: 4}),
+        # 40 on 8 trees, the best 10 (a quarter) on 32, the best 4 (at least 4; a sixteenth is
+        # 3) on 128, the best 2 on 512.
+        (512, 40, {8: 40, 32: 10, 128: 4, 512: 2}),
+        # 16 candidates: the screen would pass on only 4, so it is skipped; the best 4 on 128,
+        # the best 2 on 512.
+        (512, 16, {32: 16, 128: 4, 512: 2}),
+        # 3 candidates go straight to 128 trees, which drops one; 2 go straight to full forests.
+        (512, 3, {128: 3, 512: 2}),
+        (512, 2, {512: 2}),
     ],
 )
 def test_racing_grows_full_forests_only_for_contenders(

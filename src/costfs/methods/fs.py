@@ -32,15 +32,17 @@ Racing (`racing=True`, the default) is successive halving over the candidates of
 With `n_trees` = 100 they are first scored by 6-tree forests, the best eighth (`RACING_KEEP`,
 at least `RACING_MIN_SURVIVORS`) by 25-tree forests, and the best eighth of those by full
 forests, bounded as above; only full forests decide the step and give the errors carried to the
-next one. From 384 trees up a screen comes first in a step of more than 16 candidates
-(`SCREEN_KEEP`): with `n_trees` = 500 every candidate is scored by 7-tree forests and only their
-best quarter by 31-tree forests, which still pass the best eighth of the step's candidates on
-to 125 trees. Each level ranks by the
-BCR against S's own forest of that level's size, so a level's ratios are on one scale. Levels
-smaller than `RACING_MIN_TREES` are skipped; a step with few candidates goes straight to full
-forests. A candidate whose small forest ranks badly by chance is lost: racing can pick another
-set than the exhaustive search. With common random numbers the small forests rank more
-reliably, and cost less: they are grown on as the larger ones.
+next one. From 384 trees up the n_trees/16 and n_trees/4 levels pass on half as many in every
+step (`SCREENED_KEEP`), the second at least `SCREENED_FINALISTS` = 2, and a screen comes first
+in a step of more than 16 candidates (`SCREEN_KEEP`): with `n_trees` = 500 every candidate is
+scored by 7-tree forests, their best quarter by 31-tree forests, the best sixteenth of the
+step's candidates by 125-tree forests and the best 1/128 (at least 2) by full forests. Each
+level ranks by the BCR against S's own forest of that level's size, so a level's ratios are on
+one scale. Levels smaller than `RACING_MIN_TREES` are skipped; a step of at most 4 candidates
+(2 from 384 trees up) goes straight to full forests. A candidate whose small forest ranks
+badly by chance is lost: racing can pick another set than the exhaustive search. With common
+random numbers the small forests rank more reliably, and cost less: they are grown on as the
+larger ones.
 """
 
 import logging
@@ -85,11 +87,17 @@ RACING_MIN_TREES = 4
 RACING_MIN_SURVIVORS = 4
 SCREEN_KEEP = 4
 """The screen, a level of n_trees / RACING_ETA**RACING_LEVELS trees before the others,
-passes the best 1/SCREEN_KEEP of a step's candidates on; the level after it still passes on as
-many as it would without the screen. The screen runs only where it passes on more than
-RACING_MIN_SURVIVORS: its small forests never choose the full forests' candidates."""
+passes the best 1/SCREEN_KEEP of a step's candidates on. It runs only where it passes on more
+than RACING_MIN_SURVIVORS: its small forests never choose the full forests' candidates."""
 SCREEN_MIN_TREES = 6
 """The screen runs where it has at least this many trees (from 384 trees up)."""
+SCREENED_KEEP = 2
+"""Where forests are large enough for the screen, the levels after it pass on the best
+1/(SCREENED_KEEP x RACING_KEEP) of what reached them, not 1/RACING_KEEP (their minimums aside):
+measured at 500 trees, test error does not change (design decisions, forward selection)."""
+SCREENED_FINALISTS = 2
+"""The fewest candidates the n_trees / RACING_ETA level passes on to full forests from 384
+trees up (RACING_MIN_SURVIVORS below)."""
 FORESTS = ("per_set", "common")
 CHUNK_PER_THREAD = 4
 """A bounded step grows this many candidates per thread (at least 8) before it drops again."""
@@ -136,28 +144,32 @@ def empty_set_error(y: np.ndarray) -> float:
 
 class RacingLevel(NamedTuple):
     """One level of racing: its forests' trees, the share of the step's candidates it passes
-    on (the best 1/share; 1 for full forests, which decide the step) and the most candidates
-    at which it is skipped."""
+    on (the best 1/share, and at least `passes_at_least`; 1 for full forests, which decide the
+    step) and the most candidates at which it is skipped."""
 
     trees: int
     share: int
+    passes_at_least: int
     skipped_up_to: int
 
 
 def racing_schedule(n_trees: int, racing: bool) -> list[RacingLevel]:
     """Racing's levels, smallest first, ending with full forests."""
-    full = RacingLevel(n_trees, 1, 0)
+    full = RacingLevel(n_trees, 1, 1, 0)
     if not racing:
         return [full]
-    schedule, share = [], 1
+    screen = n_trees // RACING_ETA**RACING_LEVELS
+    screened = screen >= SCREEN_MIN_TREES
+    schedule, share = [], SCREENED_KEEP if screened else 1
     for level in range(RACING_LEVELS - 1, 0, -1):
         trees = n_trees // RACING_ETA**level
         if trees >= RACING_MIN_TREES:
             share *= RACING_KEEP
-            schedule.append(RacingLevel(trees, share, RACING_MIN_SURVIVORS))
-    screen = n_trees // RACING_ETA**RACING_LEVELS
-    if screen >= SCREEN_MIN_TREES:
-        schedule.insert(0, RacingLevel(screen, SCREEN_KEEP, SCREEN_KEEP * RACING_MIN_SURVIVORS))
+            at_least = SCREENED_FINALISTS if screened and level == 1 else RACING_MIN_SURVIVORS
+            schedule.append(RacingLevel(trees, share, at_least, at_least))
+    if screened:
+        skipped_up_to = SCREEN_KEEP * RACING_MIN_SURVIVORS
+        schedule.insert(0, RacingLevel(screen, SCREEN_KEEP, RACING_MIN_SURVIVORS, skipped_up_to))
     return [*schedule, full]
 
 
@@ -234,7 +246,7 @@ class _ForwardPath:
                 return self.steps
             base = tuple(sorted(self.selected))
             step_candidates = candidates.size
-            for level, (trees, share, skipped_up_to) in enumerate(self.schedule):
+            for level, (trees, share, passes_at_least, skipped_up_to) in enumerate(self.schedule):
                 if level < last_level and candidates.size <= skipped_up_to:
                     yield []
                     continue
@@ -251,7 +263,7 @@ class _ForwardPath:
                 ratios[np.isnan(ratios)] = np.inf
                 order = _best_first(ratios, self.costs[candidates], candidates)
                 if level < last_level:
-                    keep = max(RACING_MIN_SURVIVORS, math.ceil(step_candidates / share))
+                    keep = max(passes_at_least, math.ceil(step_candidates / share))
                     candidates = np.sort(candidates[order[:keep]])
             best = order[0]
             feature = int(candidates[best])
@@ -435,7 +447,8 @@ class ForwardSelector(CostConstrainedSelector):
             "successive halving: candidates first scored with n_trees/16 trees, only the best "
             "eighth get n_trees/4 and the best eighth of those n_trees; from 384 trees up, "
             "n_trees/64-tree forests first pass the best quarter on to n_trees/16 in a step of "
-            "more than 16 candidates (may select another set)",
+            "more than 16 candidates, and in every step n_trees/16 and n_trees/4 pass on half as "
+            "many, the latter at least 2 (may select another set)",
         ),
         Parameter(
             "forests",
