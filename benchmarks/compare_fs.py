@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 from benchmark_fs import FS_DEFAULTS, training_and_test  # this script's directory is on sys.path
+from compare_selections import append_runs
 
 from costfs.core.seeds import derive_seed
 from costfs.methods.fs import forward_paths
@@ -78,7 +79,6 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--out", type=Path, required=True)
     arguments = parser.parse_args()
-    done = set()
     if arguments.out.exists():
         table = pd.read_csv(arguments.out)
         paths = set(zip(table["xi"], table["budget"], strict=True))
@@ -86,14 +86,12 @@ def main() -> None:
             raise SystemExit(
                 f"{arguments.out} holds other (xi, budget) paths: choose another --out"
             )
-        done = set(table["rep"])
-    for rep in range(1, arguments.reps + 1):
-        if rep in done:
-            continue
-        rows = run(rep, arguments)
-        # One replicate at a time, so that an interrupted comparison resumes.
-        rows.to_csv(arguments.out, mode="a", header=not arguments.out.exists(), index=False)
-        print(f"replicate {rep}: {rows['selection_seconds'].iloc[0]:.1f} s", flush=True)
+    append_runs(
+        arguments.out,
+        ["rep"],
+        [(rep,) for rep in range(1, arguments.reps + 1)],
+        lambda rep: run(rep, arguments),
+    )
 
 
 if __name__ == "__main__":

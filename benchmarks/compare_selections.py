@@ -82,6 +82,21 @@ def run(method, dataset, rep, parameters, engine) -> pd.DataFrame:
     )
 
 
+def append_runs(out: Path, columns: list[str], keys, run_one) -> None:
+    """`run_one(*key)` for each key (values of `columns`) that `out` does not hold yet, its
+    rows appended one run at a time, so that an interrupted comparison resumes."""
+    done = set()
+    if out.exists():
+        done = set(pd.read_csv(out)[columns].itertuples(index=False, name=None))
+    for key in keys:
+        if key in done:
+            continue
+        rows = run_one(*key)
+        rows.to_csv(out, mode="a", header=not out.exists(), index=False)
+        named = ", ".join(f"{column} {value}" for column, value in zip(columns, key, strict=True))
+        print(f"{named}: {rows['selection_seconds'].iloc[0]:.1f} s", flush=True)
+
+
 def grown_trees(both: pd.DataFrame) -> "pd.Series | None":
     """Trees grown in all runs before and after, where the tables count them (`compare_fs.py`)."""
     if "trees_before" not in both.columns:
@@ -155,15 +170,12 @@ def main() -> None:
     parameters = {
         key: yaml.safe_load(value) for key, value in (item.split("=", 1) for item in arguments.set)
     }
-    done = pd.read_csv(arguments.out) if arguments.out.exists() else pd.DataFrame(columns=KEYS)
-    for dataset in arguments.datasets:
-        for rep in range(arguments.reps):
-            if ((done["dataset"] == dataset) & (done["rep"] == rep)).any():
-                continue
-            rows = run(arguments.method, dataset, rep, parameters, arguments.engine)
-            # One run at a time, so that an interrupted comparison resumes.
-            rows.to_csv(arguments.out, mode="a", header=not arguments.out.exists(), index=False)
-            print(dataset, rep, f"{rows['selection_seconds'].iloc[0]:.1f} s", flush=True)
+    append_runs(
+        arguments.out,
+        ["dataset", "rep"],
+        [(dataset, rep) for dataset in arguments.datasets for rep in range(arguments.reps)],
+        lambda dataset, rep: run(arguments.method, dataset, rep, parameters, arguments.engine),
+    )
 
 
 if __name__ == "__main__":
