@@ -19,7 +19,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from costfs.methods import load_method, method_names
+from costfs.methods import load_method, load_selector, method_names
 from costfs.methods._kept import clear_all
 from costfs.study import realdata
 
@@ -77,7 +77,7 @@ def main() -> None:
     print(f"{args.data}: {X.shape[0]} rows x {X.shape[1]} features, budget {budget:.1f}")
     print("method\tpath steps\tone budget s\twhole path s\tratio")
     for name in methods:
-        selector_class = type(load_method(name))
+        selector_class = load_selector(name)
         settings = EXACT_SETTINGS.get(name, {})
 
         def make_selector(selector_class=selector_class, settings=settings):

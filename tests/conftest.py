@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from costfs.methods import Context, load_method
+from costfs.methods import Context, load_method, load_selector
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "data"
@@ -40,7 +40,7 @@ def declared(method: str, function, **values):
 
 def small_selector(method: str, **parameters):
     """The method's selector with the small settings and `parameters`."""
-    return type(load_method(method))(**{**SMALL.get(method, {}), **parameters})
+    return load_selector(method)(**{**SMALL.get(method, {}), **parameters})
 
 
 def run_method(

@@ -15,7 +15,7 @@ import costfs
 from costfs import cli
 from costfs.core.costs import FeatureCosts
 from costfs.core.validation import DataError
-from costfs.methods import load_method
+from costfs.methods import load_method, load_selector
 from costfs.study.budgets import budget_breakpoints
 from costfs.study.plan import Study
 from costfs.study.realdata import costs_from_table
@@ -491,14 +491,14 @@ def test_a_tuned_selector_picks_what_costfs_select_picks(data_sets, method, para
     expected = select_once(
         X, y, costs, [1.5], method=method, value="tuned", seed=3, n_trees=500, **parameters
     ).iloc[0]
-    selector = type(load_method(method))(
+    selector = load_selector(method)(
         feature_costs=costs, budget=1.5, random_state=3, **{name: "tuned"}, **parameters
     )
     selector.fit(X, y)
     assert list(selector.selected_features_) == list(expected["features"])
     assert getattr(selector, f"{name}_") == expected["value"]
     # a number stays as it was, and is reported the same way
-    selector_class = type(load_method(method))
+    selector_class = load_selector(method)
     fixed = selector_class(feature_costs=costs, budget=1.5, random_state=3, **parameters).fit(X, y)
     assert getattr(fixed, f"{name}_") == load_method(method).hyperparameter.default
 

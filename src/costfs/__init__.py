@@ -1,11 +1,11 @@
 """costfs: cost-constrained feature selection for Random Forests.
 
-Every method file under `costfs/methods/` holds one class, a scikit-learn selector, reachable
-here by its name (`costfs.AUCFilter`, `costfs.ShallowTreeSelector`, ...). They are imported on
-first use: a method's class is a scikit-learn estimator, and the workflow's light jobs (data,
-costs) start without loading scikit-learn. `costfs.cost_accuracy_curve` scores a selector's
-choice at each budget on held-out data (`costfs.study.assessment`); `costfs.pareto_front` and
-`costfs.area_under_pareto` are the Pareto front and its area (`costfs.core.pareto`).
+Every method file under `costfs/methods/` holds one class, the method; its scikit-learn
+selector is reachable here by the class's name (`costfs.AUCFilter`,
+`costfs.ShallowTreeSelector`, ...), made on first use: the workflow's jobs load their method
+without scikit-learn. `costfs.cost_accuracy_curve` scores a selector's choice at each budget on
+held-out data (`costfs.study.assessment`); `costfs.pareto_front` and `costfs.area_under_pareto`
+are the Pareto front and its area (`costfs.core.pareto`).
 """
 
 import importlib
@@ -82,7 +82,9 @@ def __getattr__(name: str):
     if name in ("pareto_front", "area_under_pareto"):
         return getattr(importlib.import_module("costfs.core.pareto"), name)
     if name in SELECTORS:
-        return getattr(importlib.import_module(f"costfs.methods.{SELECTORS[name]}"), name)
+        from costfs.methods import load_selector
+
+        return load_selector(SELECTORS[name])
     raise AttributeError(f"module 'costfs' has no attribute {name!r}")
 
 

@@ -28,7 +28,7 @@ from costfs.core.metrics import FURTHER_METRICS
 from costfs.core.names import name_list, shown_name
 from costfs.core.progress import shown_on as progress_shown_on
 from costfs.core.tabular import encode_levels
-from costfs.methods import load_method, method_names
+from costfs.methods import load_method, load_selector, method_names
 from costfs.study import realdata, single_run
 from costfs.study.assessment import SPLITS, assess_selection, held_out_splits
 
@@ -503,9 +503,10 @@ def _selector(args, costs: FeatureCosts):
     }
     if method.hyperparameter is not None:
         options[method.hyperparameter.name] = args.xi
-    if "n_jobs" in type(method)().get_params():
+    selector = load_selector(args.method)
+    if "n_jobs" in selector().get_params():
         options["n_jobs"] = args.threads
-    return type(method)(**options)
+    return selector(**options)
 
 
 def _shown(value: float | None, digits: int) -> str:

@@ -1,16 +1,17 @@
-"""The methods: one module per method, each with one class, a `CostConstrainedSelector`
-subclass, and the contract they share in the private modules beside them (as in
-scikit-learn's `feature_selection`):
+"""The methods: one module per method, each with one class, a `Method` subclass, and the
+contract they share in the private modules beside them (as in scikit-learn's
+`feature_selection`):
 
 - `_base`: `Method`, the declaration of a method's parameters and hyperparameter, the
   `Context` of a call and the `Selection` it returns;
-- `_selector`: `CostConstrainedSelector`, a `Method` and a scikit-learn selector, the base of
-  every method's class;
+- `_selector`: `CostConstrainedSelector`, the scikit-learn selector every method is also, and
+  `selector_for`, which makes a method's selector from its class;
 - `_bcr`: the benefit-cost ratio and filling a budget from a ranking.
 
 A module's name is its method's name, so adding a method is adding its file: discovery lists
-the public modules of this package. Loading a method imports scikit-learn (its class is a
-selector).
+the public modules of this package. `load_method` gives the method as the workflow's jobs use
+it, without scikit-learn (which takes about a second to import); `load_selector` gives its
+scikit-learn selector (`costfs.AUCFilter`, ...).
 """
 
 import importlib
@@ -27,6 +28,7 @@ __all__ = [
     "all_methods",
     "describe_schema",
     "load_method",
+    "load_selector",
     "method_names",
     "stable_colour",
     "tuning_grid",
@@ -57,6 +59,15 @@ def load_method(name: str) -> Method:
             f"costfs/methods/{name}.py must define exactly one method class, found {len(defined)}"
         )
     return defined[0]()
+
+
+@cache
+def load_selector(name: str) -> type:
+    """The scikit-learn selector of method `name` (a `CostConstrainedSelector`): the method's
+    class with the selector's face, made once (`costfs.methods._selector.selector_for`)."""
+    from costfs.methods._selector import selector_for
+
+    return selector_for(type(load_method(name)))
 
 
 def all_methods() -> list[Method]:

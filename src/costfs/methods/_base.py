@@ -1,9 +1,10 @@
 """The method contract: what one file under `costfs/methods/` declares and provides.
 
-A method is one class in its own module `costfs/methods/<name>.py`, a subclass of
-`costfs.methods._selector.CostConstrainedSelector` (itself a `Method` and a scikit-learn
-selector); the module's name is the method's name, its config key (`methods.<name>`), its
-workflow wildcard and the `method` column of the results. The class declares, once:
+A method is one class in its own module `costfs/methods/<name>.py`, a subclass of `Method`
+whose scikit-learn selector `costfs.methods.load_selector` makes (with
+`costfs.methods._selector.CostConstrainedSelector`); the module's name is the method's name,
+its config key (`methods.<name>`), its workflow wildcard and the `method` column of the
+results. The class declares, once:
 
 - `summary`: one line for the documentation tables;
 - `hyperparameter`: the `Hyperparameter` the tuned strategy varies (`XI` for the benefit-cost
@@ -262,7 +263,7 @@ def stable_colour(name: str) -> str:
 
 class Method:
     """The workflow's face of a method: its declaration and its algorithm. Every method's
-    class gets it through `costfs.methods._selector.CostConstrainedSelector`."""
+    class is one, and its scikit-learn selector (`costfs.methods.load_selector`) too."""
 
     name: ClassVar[str]
     """Set from the module's name: file name = config key = wildcard = `method` column."""

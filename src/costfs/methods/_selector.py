@@ -56,10 +56,10 @@ def _digest(*parts) -> str:
 class CostConstrainedSelector(SelectorMixin, BaseEstimator, Method):
     """Selects features whose summed cost fits `budget`, by the rule of its method.
 
-    Every method is one subclass, written in `costfs/methods/<name>.py`: it declares its
-    parameters (`Method`) and implements `prepare`/`select`; its keyword-only `__init__`, which
-    stores exactly the declared parameters, and its numpydoc docstring come from that
-    declaration when the class is defined.
+    Every method's selector is one subclass, made by `selector_for` from the method's class
+    (a `Method` in `costfs/methods/<name>.py`, which declares its parameters and implements
+    `prepare`/`select`); its keyword-only `__init__`, which stores exactly the declared
+    parameters, and its numpydoc docstring come from that declaration.
 
     `precomputed`, where the method has it, is the `precomputed_` of an earlier fit on the same
     (X, y): changing `feature_costs`, `budget` or the hyperparameter then does not recompute
@@ -281,3 +281,20 @@ class CostConstrainedSelector(SelectorMixin, BaseEstimator, Method):
     def _get_support_mask(self):
         check_is_fitted(self, "support_")
         return self.support_
+
+
+def selector_for(method: type[Method]) -> type[CostConstrainedSelector]:
+    """The scikit-learn selector of `method`, a `Method` subclass: a subclass of both, named
+    as the method's class and found as `costfs.<name>`, where pickling looks for it.
+
+    The method's class comes first, so that what it defines overrides the contract's defaults.
+    `costfs.methods.load_selector` makes each method's selector once: a second one would be
+    another class."""
+    # Created in the method's module, so that `Method` derives the method's name from it.
+    selector = type(
+        method.__name__,
+        (method, CostConstrainedSelector),
+        {"__module__": method.__module__, "__doc__": method.__doc__},
+    )
+    selector.__module__ = "costfs"
+    return selector

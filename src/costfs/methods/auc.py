@@ -1,12 +1,11 @@
 """AUC filter (RF paper, section 2.2): rank by 2|AUC - 0.5| / c^xi, fill the budget."""
 
 from costfs.engine.importance import auc_scores
-from costfs.methods._base import XI
+from costfs.methods._base import XI, Method
 from costfs.methods._bcr import filter_selections
-from costfs.methods._selector import CostConstrainedSelector
 
 
-class AUCFilter(CostConstrainedSelector):
+class AUCFilter(Method):
     summary = "rank by 2·|AUC−0.5| / c^ξ, fill the budget"
     hyperparameter = XI
     missing_values = (

@@ -22,9 +22,8 @@ import numpy as np
 from costfs.core.costs import FeatureCosts
 from costfs.core.extras import import_optional
 from costfs.engine.forest import ENGINES, gini_importances, random_forest
-from costfs.methods._base import Parameter, choice, integer, number, or_value
+from costfs.methods._base import Method, Parameter, choice, integer, number, or_value
 from costfs.methods._bcr import ranking_selections
-from costfs.methods._selector import CostConstrainedSelector
 
 CONFIRMED, TENTATIVE, REJECTED = 0, 1, 2
 KEEP = {"confirmed": CONFIRMED, "tentative": TENTATIVE, "all": REJECTED}
@@ -92,7 +91,7 @@ def boruta_order(
     return order[decisions[order] <= KEEP[keep]]
 
 
-class BorutaSelector(CostConstrainedSelector):
+class BorutaSelector(Method):
     summary = (
         "Boruta (BorutaPy) decisions, confirmed features by importance, filled to the budget "
         "(cost-agnostic)"

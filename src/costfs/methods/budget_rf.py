@@ -42,6 +42,7 @@ from costfs.core.tabular import missing_as_lowest
 from costfs.engine.forest import class_count, majority_class
 from costfs.methods._base import (
     Hyperparameter,
+    Method,
     Parameter,
     Selection,
     boolean,
@@ -49,7 +50,6 @@ from costfs.methods._base import (
     number,
     numbers,
 )
-from costfs.methods._selector import CostConstrainedSelector
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -475,7 +475,7 @@ def ensemble_test_metrics(
     return pd.DataFrame(rows)
 
 
-class BudgetRFSelector(CostConstrainedSelector):
+class BudgetRFSelector(Method):
     summary = (
         "BudgetRF (Nan et al.): GreedyTrees with the threshold-Pairs impurity and minimax "
         "splits weighted by cost^ξ on bootstrap samples, each grown within what is left of the "

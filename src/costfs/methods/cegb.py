@@ -33,8 +33,7 @@ import numpy as np
 from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.extras import import_optional
 from costfs.core.seeds import derive_seed
-from costfs.methods._base import Parameter, Selection, integer, number
-from costfs.methods._selector import CostConstrainedSelector
+from costfs.methods._base import Method, Parameter, Selection, integer, number
 
 MAX_DOUBLINGS = 64
 """Doublings of the tradeoff before giving up on a model within the budget (2^64 times the
@@ -117,7 +116,7 @@ def within_budget(used: UsedFeatures, costs, budget: float, n_bisections: int) -
     return used(within), within
 
 
-class CostEfficientBoostingSelector(CostConstrainedSelector):
+class CostEfficientBoostingSelector(Method):
     summary = (
         "LightGBM's cost-efficient gradient boosting, the costs as coupled feature penalties; "
         "per budget the tradeoff bisected until the used features fit"

@@ -76,10 +76,9 @@ from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.seeds import derive_seed
 from costfs.core.validation import DataError
 from costfs.engine.forest import class_count
-from costfs.methods._base import XI, Parameter, Selection, choice, integer, number, or_null
+from costfs.methods._base import XI, Method, Parameter, Selection, choice, integer, number, or_null
 from costfs.methods._bcr import ratio_ranks, step_ratio
 from costfs.methods._kept import Kept, digest
-from costfs.methods._selector import CostConstrainedSelector
 from costfs.methods._xgboost import (
     XGBOOST_PARAMETERS,
     GainImportancePreparation,
@@ -367,7 +366,7 @@ kept_models = Kept()
 """The models, with their memos, of the last few fits (`costfs.methods._kept`)."""
 
 
-class FeatBoostSelector(GainImportancePreparation, CostConstrainedSelector):
+class FeatBoostSelector(GainImportancePreparation, Method):
     summary = (
         "FeatBoost (Alsahaf et al.): XGBoost ranking on re-weighted rows, top-m affordable "
         "candidates scored by 3-fold CV (k-NN) with the selected set, softmax re-weighting, "

@@ -59,6 +59,7 @@ from costfs.core.seeds import derive_seed
 from costfs.engine.forest import ENGINES, majority_class, oob_errors
 from costfs.methods._base import (
     XI,
+    Method,
     Parameter,
     Selection,
     boolean,
@@ -72,7 +73,6 @@ from costfs.methods._bcr import (
     step_ratio,
 )
 from costfs.methods._kept import Kept, digest
-from costfs.methods._selector import CostConstrainedSelector
 
 RACING_ETA = 4
 """Each racing level grows RACING_ETA x the trees of the one before."""
@@ -427,7 +427,7 @@ kept_errors = Kept()
 """The forests' OOB errors of the last few fits (`costfs.methods._kept`)."""
 
 
-class ForwardSelector(CostConstrainedSelector):
+class ForwardSelector(Method):
     summary = (
         "Random Forest forward selection by ΔOOB-MMCE / c_j^ξ; forests on common random numbers "
         "(or seeded per set), racing (successive halving) over each step's candidates, and one "

@@ -40,10 +40,9 @@ import numpy as np
 
 from costfs.core.costs import BUDGET_TOLERANCE, FeatureCosts
 from costfs.core.seeds import derive_seed
-from costfs.methods._base import XI, Parameter, Selection, integer, number
+from costfs.methods._base import XI, Method, Parameter, Selection, integer, number
 from costfs.methods._kept import Kept, digest
 from costfs.methods._l1 import l1_supports, smallest_c, standardised
-from costfs.methods._selector import CostConstrainedSelector
 
 FREE_WEIGHT_SHARE = 0.1
 """A free feature's penalty weight, as a share of the cheapest paid feature's."""
@@ -149,7 +148,7 @@ def largest_fitting(supports: list[np.ndarray], costs, budget: float) -> np.ndar
     return chosen
 
 
-class CostWeightedL1Selector(CostConstrainedSelector):
+class CostWeightedL1Selector(Method):
     summary = (
         "L1-logistic regularisation path on standardised features with penalty Σ c_j^ξ·|β_j|; "
         "per budget the largest support that fits"

@@ -42,10 +42,9 @@ from costfs.core.seeds import derive_seed
 from costfs.engine.forest import ENGINES, oob_errors
 from costfs.engine.importance import IMPORTANCE_ENGINES, permutation_importance
 from costfs.engine.trees import RefitForests, resolve_refit_engine
-from costfs.methods._base import Parameter, Selection, boolean, integer, number
+from costfs.methods._base import Method, Parameter, Selection, boolean, integer, number
 from costfs.methods._bcr import ratio_cost
 from costfs.methods._l1 import l1_supports, smallest_c, standardised
-from costfs.methods._selector import CostConstrainedSelector
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -252,7 +251,7 @@ def best_within(schedule: "pd.DataFrame", budget: float) -> "pd.Series | None":
     return None if fitting.empty else fitting.loc[fitting["oob_mmce"].idxmin()]
 
 
-class ModelScheduleSelector(CostConstrainedSelector):
+class ModelScheduleSelector(Method):
     summary = (
         "msB (Yan et al.): models by cost, by importance, by importance/cost-weighted sampling "
         "and along the L1-logistic path, scored by RF OOB error; the Pareto model schedule "

@@ -1,12 +1,11 @@
 """Permutation-importance filter (RF paper, section 2.3): rank by pFI / c^xi, fill the budget."""
 
 from costfs.engine.importance import IMPORTANCE_ENGINES, permutation_importance
-from costfs.methods._base import XI, Parameter, integer
+from costfs.methods._base import XI, Method, Parameter, integer
 from costfs.methods._bcr import filter_selections
-from costfs.methods._selector import CostConstrainedSelector
 
 
-class PermutationImportanceFilter(CostConstrainedSelector):
+class PermutationImportanceFilter(Method):
     summary = "rank by OOB permutation importance / c^ξ of one Random Forest, fill the budget"
     hyperparameter = XI
     parameters = (

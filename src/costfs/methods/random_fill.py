@@ -7,11 +7,11 @@ constraint), so a method worth its cost beats it at every budget.
 
 import numpy as np
 
+from costfs.methods._base import Method
 from costfs.methods._bcr import ranking_selections
-from costfs.methods._selector import CostConstrainedSelector
 
 
-class RandomFillSelector(CostConstrainedSelector):
+class RandomFillSelector(Method):
     summary = "features in a seeded random order filled to the budget (cost-agnostic baseline)"
     missing_values = "not read: the order is random"
     colour = "#BBBBBB"

@@ -16,9 +16,8 @@ import numpy as np
 
 from costfs.core.extras import import_optional
 from costfs.engine.forest import class_count
-from costfs.methods._base import Parameter, integer
+from costfs.methods._base import Method, Parameter, integer
 from costfs.methods._bcr import THRESHOLD, thresholded_selection
-from costfs.methods._selector import CostConstrainedSelector
 
 
 def relieff_scores(
@@ -67,7 +66,7 @@ def _with_numpy_neighbours(relieff: type) -> type:
     return ReliefF
 
 
-class ReliefFSelector(CostConstrainedSelector):
+class ReliefFSelector(Method):
     summary = "ReliefF scores (skrebate), above the mean, filled to the budget (cost-agnostic)"
     parameters = (
         Parameter(

@@ -36,8 +36,7 @@ import numpy as np
 from costfs.core.costs import FeatureCosts
 from costfs.core.seeds import derive_seed
 from costfs.engine.forest import class_count
-from costfs.methods._base import XI, Parameter, Selection, integer, number, or_null
-from costfs.methods._selector import CostConstrainedSelector
+from costfs.methods._base import XI, Method, Parameter, Selection, integer, number, or_null
 
 
 def penalised_forest_features(
@@ -82,7 +81,7 @@ def penalised_forest_features(
     return np.flatnonzero(paid)
 
 
-class PenalisedForestSelector(CostConstrainedSelector):
+class PenalisedForestSelector(Method):
     summary = (
         "Random Forest whose splits on features the forest has not paid for have their Gini "
         "decrease multiplied by λ·min(1, (c_min/c_j)^ξ) (RRF, ranger's regularization.factor), "

@@ -21,6 +21,7 @@ from costfs.engine.forest import IN_BAG, TREE_ENGINES, class_count, default_mtry
 from costfs.engine.trees import features_and_oob_votes
 from costfs.methods._base import (
     XI,
+    Method,
     Parameter,
     Selection,
     choice,
@@ -33,7 +34,6 @@ from costfs.methods._bcr import (
     step_ratio,
 )
 from costfs.methods._kept import Kept, digest
-from costfs.methods._selector import CostConstrainedSelector
 
 
 def empty_ensemble_error(n_classes: int) -> float:
@@ -449,7 +449,7 @@ class TreeEnsembleSelection:
         )
 
 
-class ShallowTreeSelector(TreeEnsembleSelection, CostConstrainedSelector):
+class ShallowTreeSelector(TreeEnsembleSelection, Method):
     summary = (
         "Shallow Tree Selection: greedy forward selection of trees from a base ensemble of "
         "stumps and depth-2/3 forests by ΔOOB-MMCE / Δc^ξ; the union of the chosen trees' "

@@ -25,12 +25,12 @@ from costfs.core.tabular import missing_as_lowest
 from costfs.engine.forest import IN_BAG, default_mtry
 from costfs.methods._base import (
     XI,
+    Method,
     Parameter,
     integer,
     positive_integers,
 )
 from costfs.methods._bcr import POSITIVE_DELTA
-from costfs.methods._selector import CostConstrainedSelector
 from costfs.methods.sts import (
     TreeEnsembleSelection,
     pack_ensemble,
@@ -247,7 +247,7 @@ def feature_limited_ensemble(
     return pack_ensemble([features for features, _, _ in trees], votes)
 
 
-class FeatureLimitedTreeSelector(TreeEnsembleSelection, CostConstrainedSelector):
+class FeatureLimitedTreeSelector(TreeEnsembleSelection, Method):
     summary = (
         "STS on trees grown without depth limit but with at most k distinct features (the RF "
         "paper's future work)"

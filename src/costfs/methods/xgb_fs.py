@@ -16,12 +16,12 @@ The XGBoost model and its cost-free importances are shared with FeatBoost
 (`costfs.methods._xgboost`), the threshold and fill with ReliefF (`costfs.methods._bcr`).
 """
 
+from costfs.methods._base import Method
 from costfs.methods._bcr import THRESHOLD, thresholded_selection
-from costfs.methods._selector import CostConstrainedSelector
 from costfs.methods._xgboost import XGBOOST_PARAMETERS, GainImportancePreparation
 
 
-class XGBImportanceSelector(GainImportancePreparation, CostConstrainedSelector):
+class XGBImportanceSelector(GainImportancePreparation, Method):
     summary = (
         "XGBoost gain importance, features above the mean importance filled to the budget "
         "(cost-agnostic)"
