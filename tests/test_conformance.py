@@ -5,8 +5,6 @@ cost-free part) and its scikit-learn selector. A new method file is checked by b
 import inspect
 import math
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -68,21 +66,6 @@ def test_the_method_is_declared_in_its_own_file(method):
     assert re.search(rf"^class {type(declared).__name__}\(", source, re.MULTILINE)
     assert declared.figure_colour().startswith("#")
     assert set(declared.strategies) <= {"agnostic", "simple", "tuned", "fixed"}
-
-
-def test_the_workflow_s_jobs_load_every_method_without_scikit_learn():
-    """A job of a method loads its class alone: scikit-learn (with scipy.stats) and pandas
-    take about a second and a half to import, most of a small job's time."""
-    program = (
-        "import sys\n"
-        "from costfs.methods import all_methods\n"
-        "all_methods()\n"
-        "print(sorted(m for m in ('sklearn', 'scipy.stats', 'pandas') if m in sys.modules))\n"
-    )
-    loaded = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, check=True
-    )
-    assert loaded.stdout.strip() == "[]", loaded.stdout + loaded.stderr
 
 
 def test_the_package_names_every_method_s_selector_once():

@@ -35,22 +35,55 @@ the two to each other)."""
 
 if TYPE_CHECKING:
     from costfs.core.pareto import area_under_pareto, pareto_front
-    from costfs.methods.auc import AUCFilter
-    from costfs.methods.boruta import BorutaSelector
-    from costfs.methods.budget_rf import BudgetRFSelector
-    from costfs.methods.cegb import CostEfficientBoostingSelector
-    from costfs.methods.featboost import FeatBoostSelector
-    from costfs.methods.fs import ForwardSelector
-    from costfs.methods.l1_cost import CostWeightedL1Selector
-    from costfs.methods.msb import ModelScheduleSelector
-    from costfs.methods.pfi import PermutationImportanceFilter
-    from costfs.methods.random_fill import RandomFillSelector
-    from costfs.methods.relieff import ReliefFSelector
-    from costfs.methods.rf_penalized import PenalisedForestSelector
-    from costfs.methods.sts import ShallowTreeSelector
-    from costfs.methods.sts_features import FeatureLimitedTreeSelector
-    from costfs.methods.xgb_fs import XGBImportanceSelector
+    from costfs.methods import auc as _auc
+    from costfs.methods import boruta as _boruta
+    from costfs.methods import budget_rf as _budget_rf
+    from costfs.methods import cegb as _cegb
+    from costfs.methods import featboost as _featboost
+    from costfs.methods import fs as _fs
+    from costfs.methods import l1_cost as _l1_cost
+    from costfs.methods import msb as _msb
+    from costfs.methods import pfi as _pfi
+    from costfs.methods import random_fill as _random_fill
+    from costfs.methods import relieff as _relieff
+    from costfs.methods import rf_penalized as _rf_penalized
+    from costfs.methods import sts as _sts
+    from costfs.methods import sts_features as _sts_features
+    from costfs.methods import xgb_fs as _xgb_fs
+    from costfs.methods._selector import CostConstrainedSelector as _Selector
     from costfs.study.assessment import cost_accuracy_curve
+
+    # The classes `costfs.methods.load_selector` makes, as type checkers and IDEs see them.
+    class AUCFilter(_auc.AUCFilter, _Selector): ...
+
+    class BorutaSelector(_boruta.BorutaSelector, _Selector): ...
+
+    class BudgetRFSelector(_budget_rf.BudgetRFSelector, _Selector): ...
+
+    class CostEfficientBoostingSelector(_cegb.CostEfficientBoostingSelector, _Selector): ...
+
+    class FeatBoostSelector(_featboost.FeatBoostSelector, _Selector): ...
+
+    class ForwardSelector(_fs.ForwardSelector, _Selector): ...
+
+    class CostWeightedL1Selector(_l1_cost.CostWeightedL1Selector, _Selector): ...
+
+    class ModelScheduleSelector(_msb.ModelScheduleSelector, _Selector): ...
+
+    class PermutationImportanceFilter(_pfi.PermutationImportanceFilter, _Selector): ...
+
+    class RandomFillSelector(_random_fill.RandomFillSelector, _Selector): ...
+
+    class ReliefFSelector(_relieff.ReliefFSelector, _Selector): ...
+
+    class PenalisedForestSelector(_rf_penalized.PenalisedForestSelector, _Selector): ...
+
+    class ShallowTreeSelector(_sts.ShallowTreeSelector, _Selector): ...
+
+    class FeatureLimitedTreeSelector(_sts_features.FeatureLimitedTreeSelector, _Selector): ...
+
+    class XGBImportanceSelector(_xgb_fs.XGBImportanceSelector, _Selector): ...
+
 
 __all__ = [
     "AUCFilter",

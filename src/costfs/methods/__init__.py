@@ -16,10 +16,15 @@ scikit-learn selector (`costfs.AUCFilter`, ...).
 
 import importlib
 import pkgutil
+import threading
 from functools import cache
+from typing import TYPE_CHECKING
 
 from costfs.methods._base import Context, Method, Selection, describe_schema, stable_colour
 from costfs.methods._tuning import tuning_grid
+
+if TYPE_CHECKING:
+    from costfs.methods._selector import CostConstrainedSelector
 
 __all__ = [
     "Context",
@@ -33,6 +38,10 @@ __all__ = [
     "stable_colour",
     "tuning_grid",
 ]
+
+
+_selectors: dict[str, type] = {}
+_SELECTORS_LOCK = threading.Lock()
 
 
 def method_names() -> list[str]:
@@ -61,13 +70,16 @@ def load_method(name: str) -> Method:
     return defined[0]()
 
 
-@cache
-def load_selector(name: str) -> type:
-    """The scikit-learn selector of method `name` (a `CostConstrainedSelector`): the method's
-    class with the selector's face, made once (`costfs.methods._selector.selector_for`)."""
-    from costfs.methods._selector import selector_for
+def load_selector(name: str) -> "type[CostConstrainedSelector]":
+    """The scikit-learn selector of method `name`: the method's class with the face of
+    `CostConstrainedSelector`, made once (`costfs.methods._selector.selector_for`; threads
+    that ask at once get the same class, which pickling needs)."""
+    with _SELECTORS_LOCK:
+        if name not in _selectors:
+            from costfs.methods._selector import selector_for
 
-    return selector_for(type(load_method(name)))
+            _selectors[name] = selector_for(type(load_method(name)))
+        return _selectors[name]
 
 
 def all_methods() -> list[Method]:

@@ -1,5 +1,5 @@
-"""The base class of every method: a `Method` (the workflow's contract) and a scikit-learn
-selector."""
+"""The base of every method's scikit-learn selector, and `selector_for`, which makes a
+method's selector from its class."""
 
 import hashlib
 import inspect
@@ -289,7 +289,7 @@ def selector_for(method: type[Method]) -> type[CostConstrainedSelector]:
 
     The method's class comes first, so that what it defines overrides the contract's defaults.
     `costfs.methods.load_selector` makes each method's selector once: a second one would be
-    another class."""
+    another class. Pickling finds the selector only where `costfs.SELECTORS` names it."""
     # Created in the method's module, so that `Method` derives the method's name from it.
     selector = type(
         method.__name__,

@@ -48,7 +48,7 @@ def _is_type_checking(test: ast.expr) -> bool:
 
 def _run_time_nodes(tree: ast.AST):
     """Every node of `tree` but those under `if TYPE_CHECKING:`, whose imports (for type
-    checkers and IDEs: `costfs/__init__.py` names every method's class there) never run."""
+    checkers and IDEs: `costfs/__init__.py` names every method's selector there) never run."""
     pending = [tree]
     while pending:
         node = pending.pop()
