@@ -7,6 +7,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
+# The two install checks build fresh virtual environments (mostly pip, on one core each): they
+# run beside the lints and the documentation build, and a failing one's log is shown.
+checks=$(mktemp -d)
+declare -A running
+for check in core_install wheel; do
+    bash "scripts/check_$check.sh" >"$checks/$check.log" 2>&1 &
+    running[$check]=$!
+done
+trap 'kill "${running[@]}" 2>/dev/null; rm -rf "$checks"' EXIT
 .venv/bin/ruff check src tests scripts benchmarks examples
 .venv/bin/ruff format --check src tests scripts benchmarks examples
 .venv/bin/snakefmt --check Snakefile workflow/
@@ -16,8 +25,16 @@ site=$(mktemp -d)
 # Not --quiet: it hides the warnings from --strict, which then passes a broken link.
 .venv/bin/mkdocs build --strict --site-dir "$site" >"$site.log" 2>&1 || { cat "$site.log"; exit 1; }
 rm -rf "$site" "$site.log"
-bash scripts/check_core_install.sh
-bash scripts/check_wheel.sh
+for check in core_install wheel; do
+    if ! wait "${running[$check]}"; then
+        echo "scripts/check_$check.sh failed:" >&2
+        cat "$checks/$check.log" >&2
+        exit 1
+    fi
+    tail -n 2 "$checks/$check.log"
+done
+trap - EXIT
+rm -rf "$checks"
 # One pytest worker per core (pytest-xdist); a file's tests stay on one worker, so its module
 # fixtures (a workflow run, a SLURM cluster) are made once.
 exec .venv/bin/python -m pytest -n "${TEST_WORKERS:-auto}" --dist loadfile "$@"
