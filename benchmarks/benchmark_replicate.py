@@ -27,8 +27,10 @@ import yaml
 
 from costfs.cli.run_snakemake import run_checkout_workflow
 from costfs.methods import load_method
+from costfs.study.plan import replicates_per_job
 
 REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def replicate_config(
@@ -139,13 +141,16 @@ def elapsed_hours(table: pd.DataFrame, n_rep: int, cores: int, blocks: dict[str,
 
 
 def block_sizes(config: dict, default: int | None) -> dict[str, int]:
-    """Each method's replicates per selection job: its `replicates_per_job`, else `default`
-    (--block) or the config's `selection_replicates_per_job` (the schema's 10)."""
-    study_block = default or config.get("selection_replicates_per_job", 10)
-    return {
-        method: (settings or {}).get("replicates_per_job", study_block)
-        for method, settings in config["methods"].items()
+    """Each method's replicates per selection job (`costfs.study.plan.replicates_per_job`),
+    with `default` (--block), else the config's or the schema's `selection_replicates_per_job`
+    for the methods without their own."""
+    schema = yaml.safe_load(SCHEMA.read_text())["properties"]["selection_replicates_per_job"]
+    filled = {
+        "selection_replicates_per_job": default
+        or config.get("selection_replicates_per_job", schema["default"]),
+        "methods": {method: settings or {} for method, settings in config["methods"].items()},
     }
+    return {method: replicates_per_job(filled, method) for method in filled["methods"]}
 
 
 def setting(text: str) -> tuple[str, str]:
@@ -207,7 +212,7 @@ def main() -> None:
         print(
             f"\nper replicate: {table['wall_hours'].sum():.3f} job-hours, "
             f"{table['core_hours'].sum():.3f} core-hours, {table['cpu_hours'].sum():.3f} "
-            f"CPU-hours, {int(table['jobs'].sum())} jobs"
+            f"CPU-hours (sampled: a lower bound), {int(table['jobs'].sum())} jobs"
         )
         study = yaml.safe_load(args.config.read_text())
         n_rep = study["n_rep"]
@@ -238,8 +243,8 @@ def main() -> None:
     costs.to_csv(args.out, index=False)
     print(
         f"one replicate: {costs['wall_hours'].sum():.3f} job-hours, "
-        f"{costs['cpu_hours'].sum():.3f} CPU-hours, {elapsed / 3600:.3f} h elapsed on "
-        f"{args.cores} cores"
+        f"{costs['cpu_hours'].sum():.3f} CPU-hours (sampled: a lower bound), "
+        f"{elapsed / 3600:.3f} h elapsed on {args.cores} cores"
     )
 
 

@@ -29,6 +29,15 @@ class Problem:
     """`independent` or `correlated` costs of a simulated setting."""
 
 
+def replicates_per_job(config: dict, method: str) -> int:
+    """The replicates one selection job of `method` selects in (one preparation job prepares,
+    one evaluation job evaluates) under `config` (its defaults filled in): the method's own
+    `replicates_per_job`, else the study's `selection_replicates_per_job`."""
+    return config["methods"][method].get(
+        "replicates_per_job", config["selection_replicates_per_job"]
+    )
+
+
 class Study:
     """A validated config (defaults filled in) as the workflow's plan."""
 
@@ -44,12 +53,7 @@ class Study:
         # A method may cut its own blocks (methods.<name>.replicates_per_job): a long
         # selection in one-replicate jobs runs side by side instead of one after another.
         self.selection_blocks = {
-            method: self._blocks(
-                config["methods"][method].get(
-                    "replicates_per_job", config["selection_replicates_per_job"]
-                )
-            )
-            for method in self.methods
+            method: self._blocks(replicates_per_job(config, method)) for method in self.methods
         }
         """Per method: each selection or preparation job's block name `first-last` -> its
         replicates."""
