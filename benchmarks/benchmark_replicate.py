@@ -26,8 +26,7 @@ import pandas as pd
 import yaml
 
 from costfs.cli.run_snakemake import run_checkout_workflow
-from costfs.methods import load_method
-from costfs.study.plan import replicates_per_job
+from costfs.study.plan import replicates_per_job, workflow_threads
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -113,18 +112,20 @@ def projection(measured: list[Path], repeats: dict[str, int]) -> pd.DataFrame:
         extra = table[table["rule"].isin(PER_PROBLEM_RULES)]
         tables += [extra] * repeats.get(path.stem, 0)
     every = pd.concat(tables, ignore_index=True)
+    if "threads" not in every:
+        # A table measured on two cores: its jobs had the workflow's threads.
+        every["threads"] = [
+            workflow_threads(rule, method)
+            for rule, method in zip(every["rule"], every["method"], strict=True)
+        ]
+    every["core_hours"] = every["wall_hours"] * every["threads"]
     table = every.groupby(["rule", "method"], as_index=False).agg(
         jobs=("jobs", "sum"),
         wall_hours=("wall_hours", "sum"),
+        core_hours=("core_hours", "sum"),
         cpu_hours=("cpu_hours", "sum"),
         max_job_seconds=("max_job_seconds", "max"),
     )
-    # The cores a job holds: the workflow gives a parallel method's selection two threads.
-    threads = [
-        2 if rule == "select_features" and load_method(method).parallel_selection else 1
-        for rule, method in zip(table["rule"], table["method"], strict=True)
-    ]
-    table["core_hours"] = table["wall_hours"] * threads
     return table.sort_values("wall_hours", ascending=False)
 
 
@@ -240,6 +241,11 @@ def main() -> None:
     run_checkout_workflow(REPO, args.workdir, config_file, cores=args.cores)
     elapsed = time.perf_counter() - started
     costs = pd.read_csv(args.workdir / "results" / "findings" / "stage_costs.csv")
+    # The cores each job held: the workflow's threads, which Snakemake lowers to --cores.
+    costs["threads"] = [
+        min(workflow_threads(rule, method), int(args.cores))
+        for rule, method in zip(costs["rule"], costs["method"], strict=True)
+    ]
     costs.to_csv(args.out, index=False)
     print(
         f"one replicate: {costs['wall_hours'].sum():.3f} job-hours, "

@@ -14,7 +14,7 @@ import costfs
 from costfs.methods import load_method, method_names
 from costfs.study.config import ConfigError, check_config
 from costfs.study.findings import TABLES as FINDING_TABLES
-from costfs.study.plan import Study, StudyError
+from costfs.study.plan import Study, StudyError, workflow_threads
 from costfs.study.provenance import code_version, package_code_version, study_identity
 
 # workflow.current_basedir is this file's directory (`workflow/rules/`), whichever Snakefile
@@ -243,11 +243,11 @@ def selection_arguments(wildcards):
 
 
 def selection_threads(wildcards):
-    return 2 if load_method(wildcards.method).parallel_selection else 1
+    return workflow_threads("select_features", wildcards.method)
 
 
 def preparation_threads(wildcards):
-    return 2 if load_method(wildcards.method).parallel_preparation else 1
+    return workflow_threads("prepare_method", wildcards.method)
 
 
 def figure_inputs(figure):

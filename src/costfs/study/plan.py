@@ -29,6 +29,21 @@ class Problem:
     """`independent` or `correlated` costs of a simulated setting."""
 
 
+PARALLEL_STAGES = {
+    "prepare_method": "parallel_preparation",
+    "select_features": "parallel_selection",
+}
+"""The rules whose jobs run on two threads for a method that declares the attribute."""
+
+
+def workflow_threads(rule: str, method: str) -> int:
+    """The threads the workflow gives a job of `rule` for `method` (Snakemake lowers them to
+    --cores): two for a method's preparation or selection where it declares that stage
+    parallel (`PARALLEL_STAGES`), one otherwise."""
+    declared = PARALLEL_STAGES.get(rule)
+    return 2 if declared and getattr(load_method(method), declared) else 1
+
+
 def replicates_per_job(config: dict, method: str) -> int:
     """The replicates one selection job of `method` selects in (one preparation job prepares,
     one evaluation job evaluates) under `config` (its defaults filled in): the method's own
