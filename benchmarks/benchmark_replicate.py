@@ -4,7 +4,9 @@ Runs config/reproduction.yaml with one replicate and every method on every probl
 `problems` limits removed: BudgetRF on ada and spambase, FeatBoost on spambase put back) in a
 fresh working directory, with the workflow and package of this checkout, and copies the
 study's `results/findings/stage_costs.csv` (wall and CPU hours per rule x method, from
-Snakemake's benchmarks) to --out. Run it at two commits on one machine to compare them:
+Snakemake's benchmarks) to --out, with the threads each rule x method's jobs had (the
+workflow's, lowered to --cores), from which the projection counts core-hours. Run it at two
+commits on one machine to compare them:
 
     .venv/bin/python benchmarks/benchmark_replicate.py --workdir /tmp/replicate --out before.csv
     .venv/bin/python benchmarks/benchmark_replicate.py --compare before.csv after.csv
@@ -18,6 +20,7 @@ Snakemake's benchmarks) to --out. Run it at two commits on one machine to compar
 """
 
 import argparse
+import os
 import shutil
 import time
 from pathlib import Path
@@ -108,16 +111,16 @@ def projection(measured: list[Path], repeats: dict[str, int]) -> pd.DataFrame:
     tables = []
     for path in measured:
         table = pd.read_csv(path)
+        if "threads" not in table:
+            # Measured before the tables recorded threads, on two cores: the workflow's.
+            table["threads"] = [
+                workflow_threads(rule, method)
+                for rule, method in zip(table["rule"], table["method"], strict=True)
+            ]
         tables.append(table)
         extra = table[table["rule"].isin(PER_PROBLEM_RULES)]
         tables += [extra] * repeats.get(path.stem, 0)
     every = pd.concat(tables, ignore_index=True)
-    if "threads" not in every:
-        # A table measured on two cores: its jobs had the workflow's threads.
-        every["threads"] = [
-            workflow_threads(rule, method)
-            for rule, method in zip(every["rule"], every["method"], strict=True)
-        ]
     every["core_hours"] = every["wall_hours"] * every["threads"]
     table = every.groupby(["rule", "method"], as_index=False).agg(
         jobs=("jobs", "sum"),
@@ -224,6 +227,9 @@ def main() -> None:
         return
     if args.workdir is None or args.out is None:
         parser.error("--workdir and --out are needed to run a replicate")
+    if args.cores != "all" and not args.cores.isdigit():
+        parser.error(f"--cores takes a number of cores or all, not {args.cores!r}")
+    cores = os.cpu_count() if args.cores == "all" else int(args.cores)
     config = replicate_config(
         args.config,
         args.settings,
@@ -243,7 +249,7 @@ def main() -> None:
     costs = pd.read_csv(args.workdir / "results" / "findings" / "stage_costs.csv")
     # The cores each job held: the workflow's threads, which Snakemake lowers to --cores.
     costs["threads"] = [
-        min(workflow_threads(rule, method), int(args.cores))
+        min(workflow_threads(rule, method), cores)
         for rule, method in zip(costs["rule"], costs["method"], strict=True)
     ]
     costs.to_csv(args.out, index=False)

@@ -12,10 +12,17 @@ bash scripts/install.sh
 checks=$(mktemp -d)
 declare -A running
 for check in core_install wheel; do
-    bash "scripts/check_$check.sh" >"$checks/$check.log" 2>&1 &
+    # A process group of its own: a failing lint stops the check with its pip and Snakemake.
+    setsid bash "scripts/check_$check.sh" >"$checks/$check.log" 2>&1 &
     running[$check]=$!
 done
-trap 'kill "${running[@]}" 2>/dev/null; rm -rf "$checks"' EXIT
+stop_checks() {
+    for group in "${running[@]}"; do
+        kill -- "-$group" 2>/dev/null || true
+    done
+    rm -rf "$checks"
+}
+trap stop_checks EXIT
 .venv/bin/ruff check src tests scripts benchmarks examples
 .venv/bin/ruff format --check src tests scripts benchmarks examples
 .venv/bin/snakefmt --check Snakefile workflow/

@@ -717,6 +717,8 @@ def test_a_study_run_in_batches_of_replicates_equals_one_run_of_them_all(study, 
         2,
         *RESULT_TABLES,
         "results/provenance.json",
+        # Reads the batch's first replicate's training sample, not replicate 1's.
+        "results/findings/problems.csv",
     )
     assert set(pd.read_parquet(second / "runs.parquet")["rep"]) == {2}
     first = tmp_path / "batch1"
