@@ -9,18 +9,16 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from sklearn.datasets import load_wine
 
 from costfs.cli.reproduction import BatchStore
 from costfs.cli.run_snakemake import snakemake_command
 from costfs.methods import load_method
 from costfs.study.findings import PAPER_METHODS
 from costfs.study.simulate import SETTINGS
-from tests.conftest import DATA, REPO, true_cost, write_messy_clinic
+from tests.conftest import DATA, REPO
 
 pytestmark = pytest.mark.workflow
 
@@ -487,195 +485,6 @@ def test_a_run_killed_on_two_cores_resumes_on_one_to_identical_results(study, tm
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     for name in ("runs.parquet", "summary.parquet"):
         assert (directory / "results" / name).read_bytes() == (study / name).read_bytes(), name
-
-
-@pytest.fixture(scope="module")
-def faulty_study(tmp_path_factory) -> dict:
-    """A small study whose relieff selections raise, run with --keep-going, then rerun.
-
-    Its budgets are one below every feature's cost (0.05 < cost_min) and one above the total.
-    """
-    directory = write_study(
-        tmp_path_factory.mktemp("faulty"),
-        simulation={**TINY["simulation"], "settings": ["A"], "budgets": [0.05, 100]},
-        real_data={**TINY["real_data"], "datasets": {}},
-        methods={"auc": {}, "sts": TINY["methods"]["sts"], "relieff": {}},
-    )
-    # The fault comes from outside the code (as a crash or a full disk would), so the code
-    # hashes do not change and the rerun has exactly the failed jobs to redo.
-    fault = tmp_path_factory.mktemp("fault")
-    (fault / "sitecustomize.py").write_text(
-        "import costfs.methods.relieff\n\n\n"
-        "def select(*args, **kwargs):\n    raise RuntimeError('injected fault')\n\n\n"
-        "costfs.methods.relieff.ReliefFSelector.select = select\n"
-    )
-    failed = subprocess.run(
-        study_command(directory, "--cores", "2", "--keep-going"),
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        env={**os.environ, "PYTHONPATH": f"{fault}{os.pathsep}{directory / 'src'}"},
-    )
-    observed = {
-        "failed": failed,
-        "after_failure": sorted(
-            p.relative_to(directory).as_posix() for p in (directory / "results").rglob("*")
-        ),
-        "logs": {
-            p.relative_to(directory).as_posix(): p.read_text()
-            for p in (directory / "logs" / "select_features").rglob("*.log")
-        },
-    }
-    observed["planned"] = planned_jobs(directory)
-    repaired = snakemake(directory, "--cores", "2")
-    assert repaired.returncode == 0, repaired.stderr[-3000:]
-    observed["results"] = directory / "results"
-    return observed
-
-
-def test_a_failing_job_leaves_no_output_and_a_readable_log(faulty_study):
-    assert faulty_study["failed"].returncode != 0
-    files = faulty_study["after_failure"]
-    assert not [f for f in files if f.startswith("results/selection/relieff/")]
-    # No temporary file is left (Snakemake marks each finished folder output with its own
-    # .snakemake_timestamp).
-    leftovers = [f for f in files if f.endswith(".tmp") or "/." in f]
-    assert not [f for f in leftovers if not f.endswith("/.snakemake_timestamp")]
-    relieff_logs = [text for name, text in faulty_study["logs"].items() if "RuntimeError" in text]
-    assert relieff_logs and all("RuntimeError: injected fault" in t for t in relieff_logs)
-    # --keep-going: every other method's work was done
-    for method in ("auc", "sts"):
-        assert f"results/evaluation/{method}/A/reps~1-2.parquet" in files
-
-
-def test_the_rerun_after_a_fault_does_only_what_failed(faulty_study):
-    # relieff's cost-free prepare succeeded; its selection job (A's 2 replicates) failed, and
-    # with it its evaluation of A
-    assert faulty_study["planned"] == {
-        "select_features": 1,
-        "evaluate_selection": 1,
-        "aggregate_results": 1,
-        "recommend_features": 1,
-        "tabulate_findings": 1,
-        # The tiny study's figures without real data or a correlated setting.
-        **figure_jobs(
-            [name for name in RESULT_FIGURES if name != "real_comparison"], settings=1, problems=1
-        ),
-        "all": 1,
-    }
-
-
-def test_edge_budgets_are_valid_rows(faulty_study):
-    results = faulty_study["results"]
-    runs = pd.read_parquet(results / "runs.parquet")
-    assert set(runs["budget"]) == {0.05, 100}
-    below = runs[runs["budget"] == 0.05]
-    assert (below["n_selected"] == 0).all() and (below["cost"] == 0).all()
-    for rep, rows in below.groupby("rep"):
-        train = np.load(results / "data/simulated/independent" / f"rep~{rep}" / "train.npz")
-        test = np.load(results / "data/simulated/independent/test.npz")
-        majority = int(train["y"].mean() > 0.5)
-        assert np.allclose(rows["test_mmce"], np.mean(test["y"] != majority))
-    above = runs[runs["budget"] == 100]
-    assert (above["n_selected"] > 0).all()
-    summary = pd.read_parquet(results / "summary.parquet")
-    assert set(summary["budget"]) == {0.05, 100} and summary["mmce_mean"].notna().all()
-
-
-@pytest.fixture(scope="module")
-def own_data_study(tmp_path_factory) -> dict:
-    """A researcher's problems, run as one study: `clinic` as it comes
-    (`tests.conftest.write_messy_clinic`: missing values marked `?` or empty, a text column, a
-    free feature, the `blood` group's shared cost only in the costs file) under every method,
-    and `wine` (scikit-learn's, three classes, no positive_class) with a costs file, under
-    every method that handles K > 2 classes."""
-    tmp_path = tmp_path_factory.mktemp("own_data")
-    clinic = write_messy_clinic(tmp_path)
-    wine = load_wine(as_frame=True).frame
-    wine.to_csv(tmp_path / "wine.csv", index=False)
-    wine_names = list(wine.columns[:-1])
-    pd.DataFrame({"feature": wine_names, "cost": np.linspace(0.5, 1.5, len(wine_names))}).to_csv(
-        tmp_path / "wine_costs.csv", index=False
-    )
-    methods = {
-        name: {
-            **{key: value for key, value in settings.items() if key != "problems"},
-            "problems": ["clinic", "wine"] if load_method(name).multi_class else ["clinic"],
-        }
-        for name, settings in TINY["methods"].items()
-    }
-    directory = write_study(
-        tmp_path / "study",
-        n_rep=1,
-        simulation={**TINY["simulation"], "settings": []},
-        real_data={
-            "datasets": {
-                "clinic": {
-                    "path": str(clinic["data"]),
-                    "costs": str(clinic["costs"]),
-                    "missing_values": ["?"],
-                    "budgets": [0.5, 1.5, 3.0],
-                },
-                "wine": {
-                    "path": str(tmp_path / "wine.csv"),
-                    "costs": str(tmp_path / "wine_costs.csv"),
-                    "budgets": [1.5, 4.0],
-                },
-            }
-        },
-        methods=methods,
-    )
-    results = run_study(directory, cores=2)
-    return {
-        "runs": pd.read_parquet(results / "runs.parquet"),
-        "results": results,
-        "methods": methods,
-        "clinic": clinic,
-        "wine": wine,
-    }
-
-
-def test_own_data_as_it_comes_runs_under_every_method(own_data_study):
-    """Every method runs on the clinic with its missing values, text column, free feature and
-    file-only group cost; every selection is recorded by name at its true cost (own costs plus
-    the blood draw once) within its budget, and the forests refit on it beat the majority."""
-    runs = own_data_study["runs"].query("problem == 'clinic'")
-    clinic = own_data_study["clinic"]
-    own, blood = clinic["own"], clinic["blood"]
-    assert set(runs["method"]) == set(own_data_study["methods"])
-    for row in runs.itertuples():
-        assert list(row.feature_names) == [own.index[j] for j in row.features]
-        assert row.cost == pytest.approx(true_cost(own, blood, row.feature_names))
-        assert row.cost <= row.budget + 1e-9
-    assert runs["n_selected"].max() > 1
-    # some selection uses two or more features of the draw, paying it once
-    assert any(len(blood & set(selected)) >= 2 for selected in runs["feature_names"])
-    assert any("grade" in selected for selected in runs["feature_names"])
-    assert runs["test_mmce"].notna().all() and runs["test_mmce"].min() < 0.2
-    # The refits ran on the numba trees, which take missing values (scikit-learn's rule).
-    assert (runs["engine"] == "numba").all()
-    assert "sklearnex" not in set(runs["selection_engine"])
-
-
-def test_a_multi_class_data_set_runs_end_to_end(own_data_study):
-    """wine's three classes are kept; each method keeps the budget and, given enough of it,
-    beats guessing the majority class."""
-    runs = own_data_study["runs"].query("problem == 'wine'")
-    methods = {
-        name
-        for name, settings in own_data_study["methods"].items()
-        if "wine" in settings["problems"]
-    }
-    assert set(runs["method"]) == methods
-    assert {"auc", "pfi", "sts", "fs", "budget_rf", "featboost", "msb"} <= methods
-    assert (runs["cost"] <= runs["budget"] + 1e-9).all()
-    (train_file,) = (own_data_study["results"] / "data/real/wine").glob("rep~*/train.npz")
-    assert set(np.load(train_file)["y"]) == {0, 1, 2}
-    rich = runs[runs["budget"] == 4.0]
-    wine = own_data_study["wine"]
-    majority_error = 1 - np.bincount(wine["target"]).max() / len(wine)
-    assert (rich["n_selected"] > 0).all()
-    assert rich.groupby("method")["test_mmce"].min().max() < majority_error
 
 
 def test_job_overhead_splits_each_jobs_wall_time_into_logged_work_and_the_rest(study):
