@@ -103,6 +103,15 @@ PER_PROBLEM_RULES = ("select_features", "evaluate_selection")
 problems)."""
 
 
+def job_threads(table: pd.DataFrame, cores: int) -> list[int]:
+    """The cores each rule x method row's jobs held on `cores` cores: the workflow's threads,
+    which Snakemake lowers to --cores."""
+    return [
+        min(workflow_threads(rule, method), cores)
+        for rule, method in zip(table["rule"], table["method"], strict=True)
+    ]
+
+
 def projection(measured: list[Path], repeats: dict[str, int]) -> pd.DataFrame:
     """Job-hours per replicate by rule and method: the sum of the `measured` stage-cost tables
     (one replicate of some problems each), plus, for a table named in `repeats` (by file
@@ -112,11 +121,8 @@ def projection(measured: list[Path], repeats: dict[str, int]) -> pd.DataFrame:
     for path in measured:
         table = pd.read_csv(path)
         if "threads" not in table:
-            # Measured before the tables recorded threads, on two cores: the workflow's.
-            table["threads"] = [
-                workflow_threads(rule, method)
-                for rule, method in zip(table["rule"], table["method"], strict=True)
-            ]
+            # Measured before the tables recorded threads, on two cores.
+            table["threads"] = job_threads(table, cores=2)
         tables.append(table)
         extra = table[table["rule"].isin(PER_PROBLEM_RULES)]
         tables += [extra] * repeats.get(path.stem, 0)
@@ -247,11 +253,7 @@ def main() -> None:
     run_checkout_workflow(REPO, args.workdir, config_file, cores=args.cores)
     elapsed = time.perf_counter() - started
     costs = pd.read_csv(args.workdir / "results" / "findings" / "stage_costs.csv")
-    # The cores each job held: the workflow's threads, which Snakemake lowers to --cores.
-    costs["threads"] = [
-        min(workflow_threads(rule, method), cores)
-        for rule, method in zip(costs["rule"], costs["method"], strict=True)
-    ]
+    costs["threads"] = job_threads(costs, cores)
     costs.to_csv(args.out, index=False)
     print(
         f"one replicate: {costs['wall_hours'].sum():.3f} job-hours, "
